@@ -1,0 +1,310 @@
+package io.sr3.flink;
+
+import io.sr3.flink.node.LocalRing;
+import io.sr3.flink.node.NodeConfig;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.configuration.TaskManagerOptions;
+
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.function.Function;
+
+/**
+ * Every {@code sr3.*} configuration option, and their validation.
+ *
+ * <p>An unknown {@code sr3.*} key or a value that does not parse fails at job start with a message
+ * naming the key and the value, because a typo in a storage setting must never be silently
+ * replaced by a default.
+ */
+public final class Sr3Options {
+
+    private Sr3Options() {}
+
+    public static final ConfigOption<WorkingState> WORKING_STATE =
+            ConfigOptions.key("sr3.working-state")
+                    .enumType(WorkingState.class)
+                    .defaultValue(WorkingState.ROCKSDB)
+                    .withDescription("Where the running job keeps keyed state between checkpoints: 'rocksdb' "
+                            + "(embedded RocksDB, incremental checkpoints unless execution.checkpointing.incremental "
+                            + "is false) or 'heap' (Flink's hashmap backend). Checkpoints go to the sr3 ring either way.");
+
+    public static final ConfigOption<String> RING_HOST =
+            ConfigOptions.key("sr3.ring.host")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Address this process's ring node listens on and tells peers. Default: "
+                            + "taskmanager.host if set; otherwise 127.0.0.1 when sr3.ring.seeds is empty (one host) "
+                            + "and this host's address when seeds are configured.");
+
+    public static final ConfigOption<String> RING_PORT =
+            ConfigOptions.key("sr3.ring.port")
+                    .stringType()
+                    .defaultValue("0")
+                    .withDescription("Port of the ring node: a port, a range like '6130-6140' or a list like "
+                            + "'6130,6131'; the first free one is used. 0 picks any free port, which is enough when "
+                            + "all nodes run in one JVM; processes that join through sr3.ring.seeds need known ports.");
+
+    public static final ConfigOption<List<String>> RING_SEEDS =
+            ConfigOptions.key("sr3.ring.seeds")
+                    .stringType()
+                    .asList()
+                    .defaultValues()
+                    .withDescription("host:port of ring nodes in other processes to join through, separated by ';'. "
+                            + "DNS names are resolved at every probe. Nodes of the same JVM find each other without it.");
+
+    public static final ConfigOption<Integer> REPLICATION_FACTOR =
+            ConfigOptions.key("sr3.ring.replication-factor")
+                    .intType()
+                    .defaultValue(2)
+                    .withDescription("Copies kept of every checkpoint block: the writer's own node first, then "
+                            + "distinct ring successors, preferring other zones (sr3.ring.zone). Losing this many "
+                            + "nodes at once can lose checkpoint data.");
+
+    public static final ConfigOption<String> RING_ZONE =
+            ConfigOptions.key("sr3.ring.zone")
+                    .stringType()
+                    .defaultValue("")
+                    .withDescription("Failure zone (rack, availability zone) of this node. Replicas of a block "
+                            + "go to distinct zones first. Empty: every node is its own zone.");
+
+    public static final ConfigOption<Integer> RING_VIRTUAL_NODES =
+            ConfigOptions.key("sr3.ring.virtual-nodes")
+                    .intType()
+                    .defaultValue(64)
+                    .withDescription("Tokens per node on the consistent-hash ring; more spread data more evenly.");
+
+    public static final ConfigOption<Duration> FAILURE_DETECTOR_INTERVAL =
+            ConfigOptions.key("sr3.ring.failure-detector.interval")
+                    .durationType()
+                    .defaultValue(Duration.ofMillis(500))
+                    .withDescription("How often each node probes every other node.");
+
+    public static final ConfigOption<Duration> FAILURE_DETECTOR_TIMEOUT =
+            ConfigOptions.key("sr3.ring.failure-detector.timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(5))
+                    .withDescription("How long a node may stay silent before it is removed from placement. "
+                            + "Reads and writes skip an unreachable node at once; this only decides placement.");
+
+    public static final ConfigOption<MemorySize> BLOCK_SIZE =
+            ConfigOptions.key("sr3.block.size")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("4mb"))
+                    .withDescription("Size checkpoint files are cut into; each block is replicated and verified on "
+                            + "its own. Must fit into sr3.transport.max-frame-size.");
+
+    public static final ConfigOption<String> STORE_DIR =
+            ConfigOptions.key("sr3.store.dir")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Directory of this node's blocks. Default: <java.io.tmpdir>/sr3-store/<host>_<port>, "
+                            + "which is inside the TaskManager's temp directory.");
+
+    public static final ConfigOption<Boolean> STORE_FSYNC =
+            ConfigOptions.key("sr3.store.fsync")
+                    .booleanType()
+                    .defaultValue(false)
+                    .withDescription("Force every block to disk before acknowledging it. Off by default: "
+                            + "durability comes from replicas on other nodes, like Flink's file:// checkpoints rely "
+                            + "on the OS page cache.");
+
+    public static final ConfigOption<String> TRANSPORT_SECRET =
+            ConfigOptions.key("sr3.transport.secret")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Shared secret every ring node must know (HMAC-SHA256 challenge/response, the "
+                            + "secret never crosses the network). Without it the ring is unauthenticated and says so "
+                            + "at start.");
+
+    public static final ConfigOption<MemorySize> MAX_FRAME_SIZE =
+            ConfigOptions.key("sr3.transport.max-frame-size")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("16mb"))
+                    .withDescription("Largest frame accepted from a peer; a larger one closes the connection before "
+                            + "any of it is buffered.");
+
+    public static final ConfigOption<Duration> REQUEST_TIMEOUT =
+            ConfigOptions.key("sr3.transport.request-timeout")
+                    .durationType()
+                    .defaultValue(Duration.ofSeconds(10))
+                    .withDescription("Deadline of every request to a peer. A request that misses it is retried on "
+                            + "another replica.");
+
+    /** All options, in the order the README lists them. */
+    public static List<ConfigOption<?>> all() {
+        return List.of(WORKING_STATE, RING_HOST, RING_PORT, RING_SEEDS, REPLICATION_FACTOR, RING_ZONE,
+                RING_VIRTUAL_NODES, FAILURE_DETECTOR_INTERVAL, FAILURE_DETECTOR_TIMEOUT, BLOCK_SIZE, STORE_DIR,
+                STORE_FSYNC, TRANSPORT_SECRET, MAX_FRAME_SIZE, REQUEST_TIMEOUT);
+    }
+
+    /** Whether the configuration sets any {@code sr3.*} key. */
+    public static boolean hasSr3Keys(ReadableConfig config) {
+        return config.toMap().keySet().stream().anyMatch(k -> k.startsWith("sr3."));
+    }
+
+    /**
+     * Validates every {@code sr3.*} key and offers the result to this JVM's ring node. Cheap and
+     * side-effect free apart from the offer: safe to call from Flink's factories.
+     */
+    public static NodeConfig offerToLocalRing(ReadableConfig config) {
+        NodeConfig nodeConfig = nodeConfig(config);
+        if (hasSr3Keys(config)) {
+            LocalRing.offerConfig(nodeConfig);
+        }
+        return nodeConfig;
+    }
+
+    /**
+     * Parses and validates the ring node configuration.
+     *
+     * @throws IllegalConfigurationException naming the key and value of the first bad option
+     */
+    public static NodeConfig nodeConfig(ReadableConfig config) {
+        rejectUnknownKeys(config);
+        Map<String, String> raw = config.toMap();
+        WorkingState ignored = get(config, raw, WORKING_STATE);
+        List<String> seeds = get(config, raw, RING_SEEDS);
+        for (String seed : seeds) {
+            check(seed.matches("[^:\\s]+:\\d{1,5}"), RING_SEEDS, raw, "each seed must be host:port, got '" + seed + "'");
+        }
+        List<Integer> ports = parsePorts(get(config, raw, RING_PORT), raw);
+        int replication = get(config, raw, REPLICATION_FACTOR);
+        check(replication >= 1 && replication <= 16, REPLICATION_FACTOR, raw, "must be between 1 and 16");
+        int virtualNodes = get(config, raw, RING_VIRTUAL_NODES);
+        check(virtualNodes >= 1 && virtualNodes <= 4096, RING_VIRTUAL_NODES, raw, "must be between 1 and 4096");
+        Duration interval = get(config, raw, FAILURE_DETECTOR_INTERVAL);
+        check(isPositive(interval), FAILURE_DETECTOR_INTERVAL, raw, "must be a positive duration");
+        Duration timeout = get(config, raw, FAILURE_DETECTOR_TIMEOUT);
+        check(isPositive(timeout) && timeout.compareTo(interval) > 0, FAILURE_DETECTOR_TIMEOUT, raw,
+                "must be longer than sr3.ring.failure-detector.interval (" + interval.toMillis() + " ms)");
+        Duration requestTimeout = get(config, raw, REQUEST_TIMEOUT);
+        check(isPositive(requestTimeout), REQUEST_TIMEOUT, raw, "must be a positive duration");
+        MemorySize maxFrame = get(config, raw, MAX_FRAME_SIZE);
+        check(maxFrame.getBytes() >= 64 * 1024 && maxFrame.getBytes() <= Integer.MAX_VALUE / 2, MAX_FRAME_SIZE, raw,
+                "must be between 64 kb and 1 gb");
+        MemorySize blockSize = get(config, raw, BLOCK_SIZE);
+        check(blockSize.getBytes() >= 1024 && blockSize.getBytes() + NodeConfig.BLOCK_FRAME_OVERHEAD <= maxFrame.getBytes(),
+                BLOCK_SIZE, raw, "must be at least 1 kb and fit into sr3.transport.max-frame-size (" + maxFrame + ")");
+        String secret = config.getOptional(TRANSPORT_SECRET).orElse(null);
+        String storeDir = config.getOptional(STORE_DIR).orElse(null);
+        return new NodeConfig(
+                host(config, seeds),
+                ports,
+                seeds,
+                replication,
+                get(config, raw, RING_ZONE),
+                virtualNodes,
+                storeDir == null ? null : Paths.get(storeDir),
+                get(config, raw, STORE_FSYNC),
+                secret,
+                (int) maxFrame.getBytes(),
+                requestTimeout,
+                interval,
+                timeout,
+                (int) blockSize.getBytes());
+    }
+
+    private static String host(ReadableConfig config, List<String> seeds) {
+        String host = config.getOptional(RING_HOST).orElse(config.getOptional(TaskManagerOptions.HOST).orElse(null));
+        if (host != null) {
+            return host;
+        }
+        if (seeds.isEmpty()) {
+            return "127.0.0.1";
+        }
+        try {
+            return InetAddress.getLocalHost().getHostAddress();
+        } catch (UnknownHostException e) {
+            throw new IllegalConfigurationException("Could not determine this host's address for the sr3 ring; set "
+                    + RING_HOST.key(), e);
+        }
+    }
+
+    static List<Integer> parsePorts(String spec, Map<String, String> raw) {
+        List<Integer> ports = new ArrayList<>();
+        try {
+            for (String part : spec.split(",")) {
+                String p = part.trim();
+                int dash = p.indexOf('-');
+                int from = Integer.parseInt(dash < 0 ? p : p.substring(0, dash).trim());
+                int to = dash < 0 ? from : Integer.parseInt(p.substring(dash + 1).trim());
+                check(from >= 0 && to <= 65535 && from <= to && to - from < 10_000, RING_PORT, raw,
+                        "ports must be in 0..65535 and ranges ascending");
+                for (int port = from; port <= to; port++) {
+                    ports.add(port);
+                }
+            }
+        } catch (NumberFormatException e) {
+            throw invalid(RING_PORT, raw, "expected a port, a range like 6130-6140 or a comma-separated list");
+        }
+        return ports;
+    }
+
+    private static void rejectUnknownKeys(ReadableConfig config) {
+        Set<String> known = new TreeSet<>();
+        for (ConfigOption<?> option : all()) {
+            known.add(option.key());
+        }
+        for (Map.Entry<String, String> entry : config.toMap().entrySet()) {
+            if (entry.getKey().startsWith("sr3.") && !known.contains(entry.getKey())) {
+                throw new IllegalConfigurationException(String.format(
+                        "Unknown flink-sr3 option '%s' (value '%s'). Known options: %s",
+                        entry.getKey(), entry.getKey().contains("secret") ? "******" : entry.getValue(), known));
+            }
+        }
+    }
+
+    private static <T> T get(ReadableConfig config, Map<String, String> raw, ConfigOption<T> option) {
+        try {
+            return config.get(option);
+        } catch (IllegalArgumentException e) {
+            throw invalid(option, raw, describeType(option));
+        }
+    }
+
+    private static String describeType(ConfigOption<?> option) {
+        Function<ConfigOption<?>, String> byDefault = o -> {
+            Object d = o.defaultValue();
+            if (d instanceof Enum<?> e) {
+                return "expected one of " + java.util.Arrays.toString(e.getDeclaringClass().getEnumConstants()).toLowerCase();
+            } else if (d instanceof Duration) {
+                return "expected a duration like '500 ms' or '10 s'";
+            } else if (d instanceof MemorySize) {
+                return "expected a size like '4 mb'";
+            } else if (d instanceof Integer) {
+                return "expected an integer";
+            } else if (d instanceof Boolean) {
+                return "expected true or false";
+            }
+            return "could not be parsed";
+        };
+        return byDefault.apply(option);
+    }
+
+    private static void check(boolean condition, ConfigOption<?> option, Map<String, String> raw, String rule) {
+        if (!condition) {
+            throw invalid(option, raw, rule);
+        }
+    }
+
+    private static IllegalConfigurationException invalid(ConfigOption<?> option, Map<String, String> raw, String rule) {
+        String value = raw.getOrDefault(option.key(), String.valueOf(option.defaultValue()));
+        return new IllegalConfigurationException(String.format("Invalid value '%s' for flink-sr3 option '%s': %s",
+                value, option.key(), rule));
+    }
+
+    private static boolean isPositive(Duration d) {
+        return d != null && !d.isZero() && !d.isNegative();
+    }
+}

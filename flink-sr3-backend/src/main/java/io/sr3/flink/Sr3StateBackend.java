@@ -1,0 +1,96 @@
+package io.sr3.flink;
+
+import org.apache.flink.configuration.IllegalConfigurationException;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.state.AsyncKeyedStateBackend;
+import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
+import org.apache.flink.runtime.state.ConfigurableStateBackend;
+import org.apache.flink.runtime.state.OperatorStateBackend;
+import org.apache.flink.runtime.state.StateBackend;
+
+/**
+ * The flink-sr3 state backend: Flink's RocksDB or heap backend for the working state, composed
+ * (not extended) so that Flink sees the delegate's keyed backend unchanged, with every checkpoint
+ * written through the {@code sr3://} ring by {@link Sr3CheckpointStorage}.
+ *
+ * <p>Users do not construct it: {@code state.backend.type: io.sr3.flink.Sr3StateBackendFactory}.
+ */
+public final class Sr3StateBackend implements ConfigurableStateBackend {
+
+    private static final long serialVersionUID = 1L;
+
+    private final WorkingState workingState;
+    private final StateBackend delegate;
+
+    Sr3StateBackend(WorkingState workingState, StateBackend delegate) {
+        this.workingState = workingState;
+        this.delegate = delegate;
+    }
+
+    public WorkingState workingState() {
+        return workingState;
+    }
+
+    /** The backend that holds the working state. */
+    public StateBackend delegate() {
+        return delegate;
+    }
+
+    @Override
+    public Sr3StateBackend configure(ReadableConfig config, ClassLoader classLoader)
+            throws IllegalConfigurationException {
+        Sr3Options.offerToLocalRing(config);
+        if (delegate instanceof ConfigurableStateBackend configurable) {
+            return new Sr3StateBackend(workingState, configurable.configure(config, classLoader));
+        }
+        return this;
+    }
+
+    @Override
+    public String getName() {
+        return "Sr3StateBackend(" + workingState.name().toLowerCase() + ")";
+    }
+
+    @Override
+    public <K> CheckpointableKeyedStateBackend<K> createKeyedStateBackend(KeyedStateBackendParameters<K> parameters)
+            throws Exception {
+        return delegate.createKeyedStateBackend(parameters);
+    }
+
+    @Override
+    public <K> AsyncKeyedStateBackend<K> createAsyncKeyedStateBackend(KeyedStateBackendParameters<K> parameters)
+            throws Exception {
+        return delegate.createAsyncKeyedStateBackend(parameters);
+    }
+
+    @Override
+    public boolean supportsAsyncKeyedStateBackend() {
+        return delegate.supportsAsyncKeyedStateBackend();
+    }
+
+    @Override
+    public OperatorStateBackend createOperatorStateBackend(OperatorStateBackendParameters parameters) throws Exception {
+        return delegate.createOperatorStateBackend(parameters);
+    }
+
+    @Override
+    public boolean useManagedMemory() {
+        return delegate.useManagedMemory();
+    }
+
+    @Override
+    public boolean supportsNoClaimRestoreMode() {
+        return delegate.supportsNoClaimRestoreMode();
+    }
+
+    @Override
+    public boolean supportsSavepointFormat(SavepointFormatType formatType) {
+        return delegate.supportsSavepointFormat(formatType);
+    }
+
+    @Override
+    public String toString() {
+        return getName() + " over " + delegate;
+    }
+}

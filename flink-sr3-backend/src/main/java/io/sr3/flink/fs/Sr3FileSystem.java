@@ -1,0 +1,354 @@
+package io.sr3.flink.fs;
+
+import io.sr3.flink.node.LocalRing;
+import io.sr3.flink.node.RingNode;
+import io.sr3.flink.ring.Member;
+import org.apache.flink.core.fs.BlockLocation;
+import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.core.fs.FSDataOutputStream;
+import org.apache.flink.core.fs.FileStatus;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
+
+import javax.annotation.Nullable;
+import javax.annotation.concurrent.ThreadSafe;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.net.URI;
+import java.nio.file.FileAlreadyExistsException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The ring as a Flink {@link FileSystem} under the {@code sr3://} scheme.
+ *
+ * <p>Files are cut into blocks replicated through the ring; a small manifest per path says which
+ * blocks make the file and who holds them. A file appears when its output stream closes. Paths
+ * are namespaced by the URI authority ({@code sr3://a/x} and {@code sr3://b/x} are different
+ * files). Directories are manifests too; {@link #create} creates missing parents, like a local
+ * file system, and remembers the directories it made so that the many files of one checkpoint
+ * directory do not re-check their parents.
+ */
+@ThreadSafe
+public final class Sr3FileSystem extends FileSystem {
+
+    private final URI uri;
+    private final String namespace;
+    private final Set<String> knownDirectories = ConcurrentHashMap.newKeySet();
+
+    Sr3FileSystem(URI fsUri) {
+        String authority = fsUri.getAuthority();
+        this.namespace = authority == null ? "" : authority;
+        this.uri = URI.create(Sr3FileSystemFactory.SCHEME + "://" + namespace + "/");
+    }
+
+    @Override
+    public URI getUri() {
+        return uri;
+    }
+
+    @Override
+    public Path getWorkingDirectory() {
+        return new Path(uri);
+    }
+
+    @Override
+    public Path getHomeDirectory() {
+        return new Path(uri);
+    }
+
+    @Override
+    public boolean isDistributedFS() {
+        return true;
+    }
+
+    @Override
+    public FileStatus getFileStatus(Path path) throws IOException {
+        String key = normalize(path);
+        Manifest manifest = manifest(node(), key);
+        if (manifest == null) {
+            throw new FileNotFoundException("File " + display(key) + " does not exist on the sr3 ring");
+        }
+        return status(manifest);
+    }
+
+    @Override
+    public BlockLocation[] getFileBlockLocations(FileStatus file, long start, long len) throws IOException {
+        String key = normalize(file.getPath());
+        Manifest manifest = manifest(node(), key);
+        if (manifest == null || manifest.directory()) {
+            return new BlockLocation[0];
+        }
+        List<BlockLocation> locations = new ArrayList<>();
+        long offset = 0;
+        for (Manifest.BlockRef block : manifest.blocks()) {
+            if (offset + block.length() > start && offset < start + len) {
+                locations.add(new Sr3BlockLocation(block, offset));
+            }
+            offset += block.length();
+        }
+        return locations.toArray(new BlockLocation[0]);
+    }
+
+    @Override
+    public FSDataInputStream open(Path path, int bufferSize) throws IOException {
+        return open(path);
+    }
+
+    @Override
+    public FSDataInputStream open(Path path) throws IOException {
+        String key = normalize(path);
+        RingNode node = node();
+        Manifest manifest = manifest(node, key);
+        if (manifest == null) {
+            throw new FileNotFoundException("File " + display(key) + " does not exist on the sr3 ring");
+        }
+        if (manifest.directory()) {
+            throw new IOException("Cannot open " + display(key) + ": it is a directory");
+        }
+        return new Sr3InputStream(node.storage(), manifest, display(key));
+    }
+
+    @Override
+    public FileStatus[] listStatus(Path path) throws IOException {
+        String key = normalize(path);
+        RingNode node = node();
+        Manifest manifest = manifest(node, key);
+        if (manifest == null) {
+            throw new FileNotFoundException("Directory " + display(key) + " does not exist on the sr3 ring");
+        }
+        if (!manifest.directory()) {
+            return new FileStatus[] {status(manifest)};
+        }
+        List<FileStatus> children = new ArrayList<>();
+        for (Manifest child : children(node, key)) {
+            children.add(status(child));
+        }
+        return children.toArray(new FileStatus[0]);
+    }
+
+    @Override
+    public boolean delete(Path path, boolean recursive) throws IOException {
+        String key = normalize(path);
+        RingNode node = node();
+        Manifest manifest = manifest(node, key);
+        if (manifest == null) {
+            return false;
+        }
+        delete(node, manifest, recursive);
+        return true;
+    }
+
+    private void delete(RingNode node, Manifest manifest, boolean recursive) throws IOException {
+        if (manifest.directory()) {
+            List<Manifest> children = children(node, manifest.path());
+            if (!children.isEmpty() && !recursive) {
+                throw new IOException("Directory " + display(manifest.path()) + " is not empty (" + children.size()
+                        + " entries); delete it recursively");
+            }
+            for (Manifest child : children) {
+                delete(node, child, true);
+            }
+            knownDirectories.remove(manifest.path());
+        }
+        // The manifest goes first: a file must never be visible with blocks already missing.
+        node.storage().deleteOn(NamespaceKeys.manifestKey(manifest.path()), null);
+        for (Manifest.BlockRef block : manifest.blocks()) {
+            node.storage().deleteOn(block.key(), block.holders());
+        }
+    }
+
+    @Override
+    public boolean mkdirs(Path path) throws IOException {
+        mkdirs(node(), normalize(path));
+        return true;
+    }
+
+    private void mkdirs(RingNode node, String directory) throws IOException {
+        if (directory.equals(NamespaceKeys.ROOT) || knownDirectories.contains(directory)) {
+            return;
+        }
+        mkdirs(node, NamespaceKeys.parent(directory));
+        Manifest existing = manifest(node, directory);
+        if (existing != null && !existing.directory()) {
+            throw new FileAlreadyExistsException(display(directory), null, "a file exists where a directory is needed");
+        }
+        if (existing == null) {
+            node.storage().writeAndWait(NamespaceKeys.manifestKey(directory),
+                    Manifest.directory(directory, System.currentTimeMillis()).encode(), false);
+        }
+        knownDirectories.add(directory);
+    }
+
+    @Override
+    public FSDataOutputStream create(Path path, WriteMode overwrite) throws IOException {
+        String key = normalize(path);
+        if (key.equals(NamespaceKeys.ROOT)) {
+            throw new IOException("Cannot create a file at the root of " + uri);
+        }
+        RingNode node = node();
+        Manifest existing = manifest(node, key);
+        if (existing != null) {
+            if (existing.directory()) {
+                throw new IOException("Cannot create " + display(key) + ": a directory exists there");
+            }
+            if (overwrite == WriteMode.NO_OVERWRITE) {
+                throw new FileAlreadyExistsException(display(key), null, "file exists and the write mode is NO_OVERWRITE");
+            }
+        }
+        mkdirs(node, NamespaceKeys.parent(key));
+        return new Sr3OutputStream(node, key, display(key), existing);
+    }
+
+    /** Renames by re-pointing manifests; blocks do not move. */
+    @Override
+    public boolean rename(Path source, Path destination) throws IOException {
+        String from = normalize(source);
+        String to = normalize(destination);
+        RingNode node = node();
+        Manifest manifest = manifest(node, from);
+        if (manifest == null || manifest(node, to) != null || to.startsWith(from + "/")) {
+            return false;
+        }
+        mkdirs(node, NamespaceKeys.parent(to));
+        rename(node, manifest, to);
+        return true;
+    }
+
+    private void rename(RingNode node, Manifest manifest, String to) throws IOException {
+        node.storage().writeAndWait(NamespaceKeys.manifestKey(to), manifest.withPath(to).encode(), false);
+        if (manifest.directory()) {
+            knownDirectories.remove(manifest.path());
+            for (Manifest child : children(node, manifest.path())) {
+                rename(node, child, to + child.path().substring(manifest.path().length()));
+            }
+        }
+        node.storage().deleteOn(NamespaceKeys.manifestKey(manifest.path()), null);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static RingNode node() throws IOException {
+        return LocalRing.current();
+    }
+
+    @Nullable
+    private Manifest manifest(RingNode node, String key) throws IOException {
+        if (key.equals(NamespaceKeys.ROOT)) {
+            return Manifest.directory(NamespaceKeys.ROOT, 0);
+        }
+        byte[] encoded = node.storage().readAny(NamespaceKeys.manifestKey(key), "manifest of " + display(key));
+        return encoded == null ? null : Manifest.decode(encoded, display(key));
+    }
+
+    private List<Manifest> children(RingNode node, String directory) throws IOException {
+        List<Manifest> children = new ArrayList<>();
+        for (Map.Entry<String, Member> entry : node.storage().listEverywhere(NamespaceKeys.childrenPrefix(directory)).entrySet()) {
+            byte[] encoded = node.storage().readAny(entry.getKey(), "a manifest under " + display(directory));
+            if (encoded != null) {
+                Manifest child = Manifest.decode(encoded, display(directory));
+                if (NamespaceKeys.parent(child.path()).equals(directory)) {
+                    children.add(child);
+                }
+            }
+        }
+        return children;
+    }
+
+    /** "/a/b" for any form of the path; relative paths are taken from the root. */
+    private String normalize(Path path) {
+        URI pathUri = path.toUri();
+        if (pathUri.getScheme() != null && !Sr3FileSystemFactory.SCHEME.equals(pathUri.getScheme())) {
+            throw new IllegalArgumentException("Path " + path + " is not an sr3:// path");
+        }
+        String authority = pathUri.getAuthority() == null ? "" : pathUri.getAuthority();
+        if (pathUri.getScheme() != null && !authority.equals(namespace)) {
+            throw new IllegalArgumentException("Path " + path + " belongs to sr3://" + authority + "/, not to " + uri);
+        }
+        String p = pathUri.getPath();
+        if (p == null || p.isEmpty()) {
+            return NamespaceKeys.ROOT;
+        }
+        if (!p.startsWith("/")) {
+            p = "/" + p;
+        }
+        while (p.length() > 1 && p.endsWith("/")) {
+            p = p.substring(0, p.length() - 1);
+        }
+        return namespace.isEmpty() ? p : "/" + namespace + p;
+    }
+
+    private String display(String key) {
+        String p = namespace.isEmpty() ? key : key.substring(namespace.length() + 1);
+        return Sr3FileSystemFactory.SCHEME + "://" + namespace + p;
+    }
+
+    private FileStatus status(Manifest manifest) {
+        return new Sr3FileStatus(manifest, new Path(display(manifest.path())));
+    }
+
+    /** A file's or directory's status as recorded in its manifest. */
+    private record Sr3FileStatus(Manifest manifest, Path path) implements FileStatus {
+        @Override
+        public long getLen() {
+            return manifest.length();
+        }
+
+        @Override
+        public long getBlockSize() {
+            return manifest.blocks().isEmpty() ? 0 : manifest.blocks().get(0).length();
+        }
+
+        @Override
+        public short getReplication() {
+            return (short) (manifest.blocks().isEmpty() ? 0 : manifest.blocks().get(0).holders().size());
+        }
+
+        @Override
+        public long getModificationTime() {
+            return manifest.modificationTime();
+        }
+
+        @Override
+        public long getAccessTime() {
+            return 0;
+        }
+
+        @Override
+        public boolean isDir() {
+            return manifest.directory();
+        }
+
+        @Override
+        public Path getPath() {
+            return path;
+        }
+    }
+
+    /** Where one block lives. */
+    private record Sr3BlockLocation(Manifest.BlockRef block, long offset) implements BlockLocation {
+        @Override
+        public String[] getHosts() {
+            return block.holders().stream().map(Member::host).distinct().toArray(String[]::new);
+        }
+
+        @Override
+        public long getOffset() {
+            return offset;
+        }
+
+        @Override
+        public long getLength() {
+            return block.length();
+        }
+
+        @Override
+        public int compareTo(BlockLocation other) {
+            return Long.compare(offset, other.getOffset());
+        }
+    }
+}

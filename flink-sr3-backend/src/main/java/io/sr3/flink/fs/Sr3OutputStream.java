@@ -1,0 +1,163 @@
+package io.sr3.flink.fs;
+
+import io.sr3.flink.node.RingNode;
+import io.sr3.flink.node.RingStorage;
+import io.sr3.flink.ring.Member;
+import org.apache.flink.core.fs.FSDataOutputStream;
+
+import javax.annotation.Nullable;
+import javax.annotation.concurrent.NotThreadSafe;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Semaphore;
+import java.util.zip.CRC32C;
+
+/**
+ * Writes one file into the ring: bytes are cut into blocks that are replicated in the background
+ * while the writer goes on; {@link #close} waits for every block and then stores the manifest,
+ * which is the moment the file appears. A failed block fails the close, and nothing is published.
+ *
+ * <p>At most {@link #MAX_BLOCKS_IN_FLIGHT} blocks are buffered or in transfer at once, which bounds
+ * the memory one stream uses to that many blocks.
+ */
+@NotThreadSafe
+final class Sr3OutputStream extends FSDataOutputStream {
+
+    static final int MAX_BLOCKS_IN_FLIGHT = 4;
+
+    private final RingNode node;
+    private final String path;
+    private final String displayPath;
+    private final String fileId = UUID.randomUUID().toString();
+    private final byte[] buffer;
+    @Nullable private final Manifest replaced;
+    private final Semaphore inFlight = new Semaphore(MAX_BLOCKS_IN_FLIGHT);
+    private final List<CompletableFuture<Manifest.BlockRef>> blocks = new ArrayList<>();
+    private int bufferPosition;
+    private long position;
+    private boolean closed;
+
+    /**
+     * @param replaced the manifest this file overwrites, whose blocks go once the new one is stored
+     */
+    Sr3OutputStream(RingNode node, String path, String displayPath, @Nullable Manifest replaced) {
+        this.node = node;
+        this.path = path;
+        this.displayPath = displayPath;
+        this.replaced = replaced;
+        this.buffer = new byte[node.config().blockSize()];
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+        ensureOpen();
+        buffer[bufferPosition++] = (byte) b;
+        position++;
+        if (bufferPosition == buffer.length) {
+            sendBlock();
+        }
+    }
+
+    @Override
+    public void write(byte[] bytes, int offset, int length) throws IOException {
+        ensureOpen();
+        while (length > 0) {
+            int chunk = Math.min(length, buffer.length - bufferPosition);
+            System.arraycopy(bytes, offset, buffer, bufferPosition, chunk);
+            bufferPosition += chunk;
+            position += chunk;
+            offset += chunk;
+            length -= chunk;
+            if (bufferPosition == buffer.length) {
+                sendBlock();
+            }
+        }
+    }
+
+    @Override
+    public long getPos() {
+        return position;
+    }
+
+    /** Nothing to do: bytes become visible as a whole when the stream closes. */
+    @Override
+    public void flush() {}
+
+    /** Replicates everything written so far (cutting a short block) and waits until it is stored. */
+    @Override
+    public void sync() throws IOException {
+        ensureOpen();
+        sendBlock();
+        awaitBlocks();
+    }
+
+    @Override
+    public void close() throws IOException {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        try {
+            sendBlock();
+            List<Manifest.BlockRef> refs = awaitBlocks();
+            Manifest manifest = new Manifest(path, false, System.currentTimeMillis(), position, refs);
+            node.storage().writeAndWait(NamespaceKeys.manifestKey(path), manifest.encode(), false);
+        } catch (IOException e) {
+            discardBlocks();
+            throw new IOException("Could not write " + displayPath + " to the sr3 ring: " + e.getMessage(), e);
+        }
+        if (replaced != null) {
+            for (Manifest.BlockRef block : replaced.blocks()) {
+                node.storage().deleteOn(block.key(), block.holders());
+            }
+        }
+    }
+
+    private void sendBlock() throws IOException {
+        if (bufferPosition == 0) {
+            return;
+        }
+        byte[] data = Arrays.copyOf(buffer, bufferPosition);
+        bufferPosition = 0;
+        String key = NamespaceKeys.blockKey(fileId, blocks.size());
+        CRC32C crc = new CRC32C();
+        crc.update(data);
+        int checksum = (int) crc.getValue();
+        try {
+            inFlight.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("Interrupted while writing " + displayPath);
+        }
+        CompletableFuture<Manifest.BlockRef> block = node.storage().write(key, data, true)
+                .thenApply((List<Member> holders) -> new Manifest.BlockRef(key, data.length, checksum, holders));
+        block.whenComplete((ref, error) -> inFlight.release());
+        blocks.add(block);
+    }
+
+    private List<Manifest.BlockRef> awaitBlocks() throws IOException {
+        List<Manifest.BlockRef> refs = new ArrayList<>(blocks.size());
+        for (CompletableFuture<Manifest.BlockRef> block : blocks) {
+            refs.add(RingStorage.await(block));
+        }
+        return refs;
+    }
+
+    private void discardBlocks() {
+        for (CompletableFuture<Manifest.BlockRef> block : blocks) {
+            block.thenAccept(ref -> node.storage().deleteOn(ref.key(), ref.holders()));
+        }
+    }
+
+    private void ensureOpen() throws IOException {
+        if (closed) {
+            throw new IOException("Stream to " + displayPath + " is closed");
+        }
+    }
+}

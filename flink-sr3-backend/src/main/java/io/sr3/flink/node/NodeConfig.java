@@ -1,0 +1,103 @@
+package io.sr3.flink.node;
+
+import javax.annotation.Nullable;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Everything a ring node needs to run, already validated (see {@code Sr3Options} for the keys,
+ * defaults and descriptions).
+ *
+ * @param host the address this node listens on and advertises
+ * @param ports candidate listen ports, tried in order; {@code [0]} means an ephemeral port
+ * @param seeds {@code host:port} of nodes in other processes to join through
+ * @param replicationFactor copies kept of every block and manifest
+ * @param zone this node's failure zone, empty if none
+ * @param virtualNodes tokens per member on the hash ring
+ * @param storeDirectory where blocks live; null for the default under the temp directory
+ * @param fsync whether blocks are forced to disk before they are acknowledged
+ * @param secret the shared transport secret; null for an unauthenticated ring
+ * @param maxFrameSize the largest frame accepted from a peer
+ * @param requestTimeout the deadline of every remote request
+ * @param pingInterval how often the failure detector probes each member
+ * @param failureTimeout how long a member may stay silent before it leaves placement
+ * @param blockSize the size files are cut into
+ */
+public record NodeConfig(
+        String host,
+        List<Integer> ports,
+        List<String> seeds,
+        int replicationFactor,
+        String zone,
+        int virtualNodes,
+        @Nullable Path storeDirectory,
+        boolean fsync,
+        @Nullable String secret,
+        int maxFrameSize,
+        Duration requestTimeout,
+        Duration pingInterval,
+        Duration failureTimeout,
+        int blockSize) {
+
+    /** Bytes a block frame adds around the block: frame header plus the PUT key prefix. */
+    public static final int BLOCK_FRAME_OVERHEAD = 1024;
+
+    public NodeConfig {
+        Objects.requireNonNull(host, "host");
+        ports = List.copyOf(ports);
+        seeds = List.copyOf(seeds);
+        Objects.requireNonNull(zone, "zone");
+        if (ports.isEmpty()) {
+            throw new IllegalArgumentException("At least one port (or 0) is required");
+        }
+        if (replicationFactor < 1) {
+            throw new IllegalArgumentException("replicationFactor must be >= 1, was " + replicationFactor);
+        }
+        if (virtualNodes < 1) {
+            throw new IllegalArgumentException("virtualNodes must be >= 1, was " + virtualNodes);
+        }
+        if (blockSize < 1) {
+            throw new IllegalArgumentException("blockSize must be >= 1, was " + blockSize);
+        }
+        if ((long) blockSize + BLOCK_FRAME_OVERHEAD > maxFrameSize) {
+            throw new IllegalArgumentException("Block size " + blockSize + " does not fit into the maximum frame size "
+                    + maxFrameSize + " (needs " + BLOCK_FRAME_OVERHEAD + " bytes of headroom)");
+        }
+        requirePositive(requestTimeout, "requestTimeout");
+        requirePositive(pingInterval, "pingInterval");
+        requirePositive(failureTimeout, "failureTimeout");
+    }
+
+    private static void requirePositive(Duration value, String name) {
+        if (value == null || value.isZero() || value.isNegative()) {
+            throw new IllegalArgumentException(name + " must be a positive duration, was " + value);
+        }
+    }
+
+    /** A copy listening on another port and storing in another directory: for extra nodes in one JVM. */
+    public NodeConfig withPortAndStore(int port, @Nullable Path store) {
+        return new NodeConfig(host, List.of(port), seeds, replicationFactor, zone, virtualNodes, store, fsync, secret,
+                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize);
+    }
+
+    /** A copy with another shared secret: for tests of the handshake. */
+    public NodeConfig withSecret(@Nullable String newSecret) {
+        return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, newSecret,
+                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize);
+    }
+
+    /** A copy with other seeds. */
+    public NodeConfig withSeeds(List<String> newSeeds) {
+        return new NodeConfig(host, ports, newSeeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
+                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize);
+    }
+
+    /** Defaults for a single-host ring, as the option defaults say. */
+    public static NodeConfig defaults() {
+        return new NodeConfig("127.0.0.1", List.of(0), List.of(), 2, "", 64, null, false, null,
+                16 * 1024 * 1024, Duration.ofSeconds(10), Duration.ofMillis(500), Duration.ofSeconds(5), 4 * 1024 * 1024);
+    }
+}

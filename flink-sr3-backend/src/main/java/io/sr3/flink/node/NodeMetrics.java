@@ -1,0 +1,21 @@
+package io.sr3.flink.node;
+
+import javax.annotation.concurrent.ThreadSafe;
+
+import java.util.concurrent.atomic.AtomicLong;
+
+/** Counters of one ring node, read by the Flink metric gauges and the demo. */
+@ThreadSafe
+public final class NodeMetrics {
+
+    /** Blocks acknowledged by fewer replicas than the replication factor asked for. */
+    public final AtomicLong underReplicatedWrites = new AtomicLong();
+    /** Reads that had to skip a missing, corrupt or unreachable replica. */
+    public final AtomicLong replicaFallbacks = new AtomicLong();
+    /** Bytes this node sent to the ring as block writes (all replicas counted). */
+    public final AtomicLong bytesWritten = new AtomicLong();
+    /** Bytes this node read from the ring, local replicas included. */
+    public final AtomicLong bytesRead = new AtomicLong();
+    /** Of {@link #bytesRead}, the bytes that came from another node. */
+    public final AtomicLong bytesReadRemote = new AtomicLong();
+}

@@ -1,0 +1,83 @@
+package io.sr3.flink.node;
+
+import io.sr3.flink.ring.Member;
+import io.sr3.flink.ring.MemberCodec;
+import io.sr3.flink.store.BlockNotFoundException;
+import io.sr3.flink.store.CorruptBlockException;
+import io.sr3.flink.transport.ErrorCode;
+import io.sr3.flink.transport.Frame;
+import io.sr3.flink.transport.MessageType;
+import io.sr3.flink.transport.Payloads;
+import io.sr3.flink.transport.RequestHandler;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Serves peers' requests against this node's store and membership. Runs on the I/O pool. */
+final class NodeRequestHandler implements RequestHandler {
+
+    private static final Logger LOG = LoggerFactory.getLogger(NodeRequestHandler.class);
+
+    private final RingNode node;
+
+    NodeRequestHandler(RingNode node) {
+        this.node = node;
+    }
+
+    @Override
+    public Frame handle(Frame request, String remote) {
+        try {
+            return switch (request.type()) {
+                case PUT_BLOCK -> {
+                    byte[] payload = request.payload();
+                    node.store().put(Payloads.putBlockKey(payload), Payloads.putBlockData(payload));
+                    yield ok();
+                }
+                case GET_BLOCK -> data(node.store().get(Payloads.utf8(request.payload())));
+                case DELETE_BLOCK -> {
+                    node.store().delete(Payloads.utf8(request.payload()));
+                    yield ok();
+                }
+                case LIST_KEYS -> data(Payloads.stringList(node.store().keys(Payloads.utf8(request.payload()))));
+                case PING -> {
+                    Member sender = MemberCodec.decode(request.payload());
+                    node.membership().add(sender);
+                    List<Member> live = new ArrayList<>();
+                    live.add(node.self());
+                    for (Member m : node.membership().members()) {
+                        if (!m.sameNode(node.self())) {
+                            live.add(m);
+                        }
+                    }
+                    yield data(MemberCodec.encodeList(live));
+                }
+                default -> error(ErrorCode.BAD_REQUEST, request.type() + " is not a request");
+            };
+        } catch (BlockNotFoundException e) {
+            return error(ErrorCode.NOT_FOUND, e.getMessage());
+        } catch (CorruptBlockException e) {
+            LOG.warn("[{}] refusing to serve a corrupt block to {}: {}", node.self().id(), remote, e.getMessage());
+            return error(ErrorCode.CORRUPT, e.getMessage());
+        } catch (IllegalArgumentException | java.nio.BufferUnderflowException e) {
+            return error(ErrorCode.BAD_REQUEST, String.valueOf(e.getMessage()));
+        } catch (IOException e) {
+            LOG.warn("[{}] {} from {} failed", node.self().id(), request.type(), remote, e);
+            return error(request.type() == MessageType.PUT_BLOCK ? ErrorCode.STORE_FAILED : ErrorCode.INTERNAL, e.getMessage());
+        }
+    }
+
+    private static Frame ok() {
+        return new Frame(MessageType.OK, 0, new byte[0]);
+    }
+
+    private static Frame data(byte[] payload) {
+        return new Frame(MessageType.DATA, 0, payload);
+    }
+
+    private static Frame error(ErrorCode code, String message) {
+        return new Frame(MessageType.ERROR, 0, Payloads.error(code, message));
+    }
+}

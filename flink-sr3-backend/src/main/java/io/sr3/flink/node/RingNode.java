@@ -1,0 +1,236 @@
+package io.sr3.flink.node;
+
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.sr3.flink.ring.Member;
+import io.sr3.flink.ring.MemberCodec;
+import io.sr3.flink.ring.Membership;
+import io.sr3.flink.store.BlockStore;
+import io.sr3.flink.transport.Frame;
+import io.sr3.flink.transport.MessageType;
+import io.sr3.flink.transport.Payloads;
+import io.sr3.flink.transport.TransportClient;
+import io.sr3.flink.transport.TransportServer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.concurrent.ThreadSafe;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One storage node of the ring: a Netty server over a local {@link BlockStore}, a client to the
+ * other nodes, and a failure detector that keeps {@link Membership} current.
+ *
+ * <p>Threads: one Netty event loop group (network only), an I/O pool that serves disk requests
+ * and local operations, and one scheduler thread for the failure detector. Operations addressed
+ * to this node itself skip the network and run on the I/O pool.
+ */
+@ThreadSafe
+public final class RingNode implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RingNode.class);
+
+    private final NodeConfig config;
+    private final Member self;
+    private final Membership membership;
+    private final BlockStore store;
+    private final EventLoopGroup eventLoops;
+    private final ExecutorService ioExecutor;
+    private final ScheduledExecutorService scheduler;
+    private final TransportServer server;
+    private final TransportClient client;
+    private final FailureDetector failureDetector;
+    private final RingStorage storage;
+    private final NodeMetrics metrics = new NodeMetrics();
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private RingNode(NodeConfig config) throws IOException {
+        this.config = config;
+        this.eventLoops = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("sr3-netty", true), NioIoHandler.newFactory());
+        this.ioExecutor = Executors.newFixedThreadPool(4, new DefaultThreadFactory("sr3-io", true));
+        this.scheduler = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("sr3-detector", true));
+        TransportServer boundServer = null;
+        try {
+            NodeRequestHandler handler = new NodeRequestHandler(this);
+            boundServer = TransportServer.start(eventLoops, config.host(), config.ports().iterator(), config.secret(),
+                    config.maxFrameSize(), handler, ioExecutor);
+            this.server = boundServer;
+            this.self = new Member(config.host(), server.address().getPort(), config.zone());
+            Path storeDir = config.storeDirectory() != null
+                    ? config.storeDirectory()
+                    : Paths.get(System.getProperty("java.io.tmpdir"), "sr3-store", self.host() + "_" + self.port());
+            this.store = new BlockStore(storeDir, config.fsync());
+            this.membership = new Membership(self, config.virtualNodes());
+            this.client = new TransportClient(eventLoops, config.secret(), config.maxFrameSize(), config.requestTimeout());
+            this.storage = new RingStorage(this);
+            this.failureDetector = new FailureDetector(this, System::nanoTime);
+        } catch (IOException | RuntimeException e) {
+            if (boundServer != null) {
+                boundServer.close();
+            }
+            shutdownThreads();
+            throw e;
+        }
+    }
+
+    /**
+     * Starts a node, registers it in this JVM's {@link LocalRing} and runs one failure-detector
+     * round so that reachable peers are members before the first write.
+     */
+    public static RingNode start(NodeConfig config) throws IOException {
+        RingNode node = new RingNode(config);
+        if (config.secret() == null) {
+            LOG.warn("[{}] sr3 ring node started WITHOUT authentication: any process that reaches {} can read and "
+                    + "write checkpoint blocks. Set sr3.transport.secret on every node to require a shared secret.",
+                    node.self.id(), node.self.id());
+        }
+        LOG.info("[{}] sr3 ring node started: store {} ({} bytes present), replication factor {}, block size {}, seeds {}",
+                node.self.id(), node.store.directory(), node.store.bytesStored(), config.replicationFactor(),
+                config.blockSize(), config.seeds());
+        LocalRing.register(node);
+        node.failureDetector.runRound().join();
+        node.scheduler.scheduleWithFixedDelay(() -> node.failureDetector.runRound(),
+                config.pingInterval().toMillis(), config.pingInterval().toMillis(), TimeUnit.MILLISECONDS);
+        return node;
+    }
+
+    public Member self() {
+        return self;
+    }
+
+    public NodeConfig config() {
+        return config;
+    }
+
+    public Membership membership() {
+        return membership;
+    }
+
+    public BlockStore store() {
+        return store;
+    }
+
+    /** Replicated reads and writes through the ring. */
+    public RingStorage storage() {
+        return storage;
+    }
+
+    public NodeMetrics metrics() {
+        return metrics;
+    }
+
+    TransportClient client() {
+        return client;
+    }
+
+    public boolean isRunning() {
+        return !closed.get();
+    }
+
+    // ------------------------------------------------------------------ single-node primitives
+
+    /** Stores a block on one node. */
+    public CompletableFuture<Void> put(Member target, String key, byte[] data) {
+        if (target.sameNode(self)) {
+            return local(() -> {
+                store.put(key, data);
+                return null;
+            });
+        }
+        return client.request(target.address(), MessageType.PUT_BLOCK, Payloads.putBlock(key, data)).thenApply(f -> null);
+    }
+
+    /** Reads a verified block from one node. */
+    public CompletableFuture<byte[]> get(Member target, String key) {
+        if (target.sameNode(self)) {
+            return local(() -> store.get(key));
+        }
+        return client.request(target.address(), MessageType.GET_BLOCK, Payloads.utf8(key)).thenApply(Frame::payload);
+    }
+
+    /** Deletes a block on one node; a missing block is not an error. */
+    public CompletableFuture<Void> delete(Member target, String key) {
+        if (target.sameNode(self)) {
+            return local(() -> {
+                store.delete(key);
+                return null;
+            });
+        }
+        return client.request(target.address(), MessageType.DELETE_BLOCK, Payloads.utf8(key)).thenApply(f -> null);
+    }
+
+    /** Lists the keys one node holds under a prefix. */
+    public CompletableFuture<List<String>> list(Member target, String prefix) {
+        if (target.sameNode(self)) {
+            return local(() -> store.keys(prefix));
+        }
+        return client.request(target.address(), MessageType.LIST_KEYS, Payloads.utf8(prefix))
+                .thenApply(f -> Payloads.stringList(f.payload()));
+    }
+
+    /** Probes a peer; the answer is its live member list, itself first. */
+    CompletableFuture<List<Member>> ping(java.net.InetSocketAddress peer, Duration deadline) {
+        return client.request(peer, MessageType.PING, MemberCodec.encode(self), deadline)
+                .thenApply(f -> MemberCodec.decodeList(f.payload()));
+    }
+
+    private <T> CompletableFuture<T> local(LocalOperation<T> operation) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        try {
+            ioExecutor.execute(() -> {
+                try {
+                    result.complete(operation.run());
+                } catch (Throwable t) {
+                    result.completeExceptionally(t);
+                }
+            });
+        } catch (RuntimeException e) {
+            result.completeExceptionally(new IOException("sr3 ring node " + self + " is stopped", e));
+        }
+        return result;
+    }
+
+    @FunctionalInterface
+    private interface LocalOperation<T> {
+        T run() throws Exception;
+    }
+
+    // ------------------------------------------------------------------ lifecycle
+
+    /** Stops serving and leaves the JVM registry. Blocks stay on disk. */
+    @Override
+    public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
+        LocalRing.unregister(this);
+        server.close();
+        client.close();
+        shutdownThreads();
+        LOG.info("[{}] sr3 ring node stopped", self.id());
+    }
+
+    private void shutdownThreads() {
+        scheduler.shutdownNow();
+        ioExecutor.shutdownNow();
+        eventLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public String toString() {
+        return "RingNode[" + (self == null ? "starting" : self) + "]";
+    }
+}

@@ -1,0 +1,206 @@
+package io.sr3.flink.store;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.concurrent.ThreadSafe;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Pattern;
+import java.util.zip.CRC32C;
+
+/**
+ * A node's blocks on its local disk, one file per block.
+ *
+ * <p>Stored layout of each block file (big-endian):
+ *
+ * <pre>
+ * +---------+---------+-------------+-----------+------------------+
+ * | magic   | version | data length | crc32c    | data             |
+ * | "SR3B"  | 1 byte  | 8 bytes     | 4 bytes   | data length      |
+ * +---------+---------+-------------+-----------+------------------+
+ * </pre>
+ *
+ * <p>Writes go to a temporary file that is renamed into place atomically, so a reader sees
+ * either the whole block or none of it. Every read checks magic, version, length and checksum
+ * and throws {@link CorruptBlockException} instead of returning damaged bytes.
+ */
+@ThreadSafe
+public final class BlockStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BlockStore.class);
+
+    static final int MAGIC = 0x53523342; // "SR3B"
+    static final byte VERSION = 1;
+    static final int HEADER_SIZE = 4 + 1 + 8 + 4;
+    private static final String TEMP_PREFIX = ".tmp-";
+    private static final Pattern VALID_KEY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,199}");
+
+    private final Path directory;
+    private final boolean fsync;
+    private final AtomicLong bytesStored = new AtomicLong();
+
+    /**
+     * Opens (and creates) the store directory, removing temporary files a crashed writer left.
+     *
+     * @param fsync whether each block is forced to disk before it is acknowledged
+     */
+    public BlockStore(Path directory, boolean fsync) throws IOException {
+        this.directory = Files.createDirectories(directory);
+        this.fsync = fsync;
+        long existing = 0;
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory)) {
+            for (Path file : files) {
+                if (file.getFileName().toString().startsWith(TEMP_PREFIX)) {
+                    Files.deleteIfExists(file);
+                } else {
+                    existing += Files.size(file);
+                }
+            }
+        }
+        bytesStored.set(existing);
+    }
+
+    public Path directory() {
+        return directory;
+    }
+
+    /** Bytes on disk in complete block files, headers included. */
+    public long bytesStored() {
+        return bytesStored.get();
+    }
+
+    /** Stores a block, replacing any block with the same key. Atomic: no torn block is ever visible. */
+    public void put(String key, byte[] data) throws IOException {
+        Path target = fileOf(key);
+        Path temp = directory.resolve(TEMP_PREFIX + UUID.randomUUID());
+        CRC32C crc = new CRC32C();
+        crc.update(data);
+        ByteBuffer header = ByteBuffer.allocate(HEADER_SIZE);
+        header.putInt(MAGIC).put(VERSION).putLong(data.length).putInt((int) crc.getValue()).flip();
+        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            ByteBuffer body = ByteBuffer.wrap(data);
+            while (header.hasRemaining() || body.hasRemaining()) {
+                channel.write(new ByteBuffer[] {header, body});
+            }
+            if (fsync) {
+                channel.force(true);
+            }
+        } catch (IOException e) {
+            Files.deleteIfExists(temp);
+            throw new IOException("Could not write block " + key + " to " + directory + ": " + e.getMessage(), e);
+        }
+        long previous = sizeOrZero(target);
+        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        bytesStored.addAndGet(HEADER_SIZE + data.length - previous);
+    }
+
+    /**
+     * Reads a block and verifies it.
+     *
+     * @throws BlockNotFoundException if this store has no such block
+     * @throws CorruptBlockException if the stored bytes fail verification
+     */
+    public byte[] get(String key) throws IOException {
+        Path file = fileOf(key);
+        byte[] raw;
+        try {
+            raw = Files.readAllBytes(file);
+        } catch (NoSuchFileException e) {
+            throw new BlockNotFoundException(key, directory);
+        }
+        return verify(key, raw);
+    }
+
+    private byte[] verify(String key, byte[] raw) throws CorruptBlockException {
+        if (raw.length < HEADER_SIZE) {
+            throw new CorruptBlockException(key, directory, "file of " + raw.length + " bytes is shorter than the header");
+        }
+        ByteBuffer header = ByteBuffer.wrap(raw, 0, HEADER_SIZE);
+        int magic = header.getInt();
+        byte version = header.get();
+        long length = header.getLong();
+        int expectedCrc = header.getInt();
+        if (magic != MAGIC || version != VERSION) {
+            throw new CorruptBlockException(key, directory, String.format("bad header (magic 0x%08x, version %d)", magic, version));
+        }
+        if (length != raw.length - HEADER_SIZE) {
+            throw new CorruptBlockException(key, directory, "header says " + length + " bytes, file holds " + (raw.length - HEADER_SIZE));
+        }
+        CRC32C crc = new CRC32C();
+        crc.update(raw, HEADER_SIZE, raw.length - HEADER_SIZE);
+        if ((int) crc.getValue() != expectedCrc) {
+            throw new CorruptBlockException(key, directory, "CRC32C mismatch");
+        }
+        byte[] data = new byte[raw.length - HEADER_SIZE];
+        System.arraycopy(raw, HEADER_SIZE, data, 0, data.length);
+        return data;
+    }
+
+    public boolean contains(String key) {
+        return Files.exists(fileOf(key));
+    }
+
+    /** Deletes a block; deleting a missing block is not an error. */
+    public void delete(String key) throws IOException {
+        Path file = fileOf(key);
+        long size = sizeOrZero(file);
+        if (Files.deleteIfExists(file)) {
+            bytesStored.addAndGet(-size);
+        }
+    }
+
+    /** The keys of all complete blocks that start with {@code prefix}. */
+    public List<String> keys(String prefix) throws IOException {
+        List<String> keys = new ArrayList<>();
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, prefix.replace("*", "") + "*")) {
+            for (Path file : files) {
+                String name = file.getFileName().toString();
+                if (!name.startsWith(TEMP_PREFIX)) {
+                    keys.add(name);
+                }
+            }
+        }
+        return keys;
+    }
+
+    /** Deletes every block and the directory. */
+    public void destroy() throws IOException {
+        try (DirectoryStream<Path> files = Files.newDirectoryStream(directory)) {
+            for (Path file : files) {
+                Files.deleteIfExists(file);
+            }
+        }
+        Files.deleteIfExists(directory);
+        bytesStored.set(0);
+        LOG.info("Deleted sr3 block store {}", directory);
+    }
+
+    /** The file of a key; keys are validated so that none can escape the directory. */
+    Path fileOf(String key) {
+        if (!VALID_KEY.matcher(key).matches()) {
+            throw new IllegalArgumentException("Invalid block key '" + key + "': expected [A-Za-z0-9._-], at most 200 characters, not starting with '.' or '-'");
+        }
+        return directory.resolve(key);
+    }
+
+    private static long sizeOrZero(Path file) {
+        try {
+            return Files.size(file);
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+}

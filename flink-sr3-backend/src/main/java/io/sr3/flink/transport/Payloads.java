@@ -1,0 +1,104 @@
+package io.sr3.flink.transport;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/** Encoders and decoders for the payload layouts documented on {@link MessageType}. */
+public final class Payloads {
+
+    private Payloads() {}
+
+    public static byte[] utf8(String text) {
+        return text.getBytes(StandardCharsets.UTF_8);
+    }
+
+    public static String utf8(byte[] bytes) {
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    /** {@code keyLength u16 | key utf8 | data}. */
+    public static byte[] putBlock(String key, byte[] data) {
+        byte[] keyBytes = utf8(key);
+        if (keyBytes.length > 0xFFFF) {
+            throw new IllegalArgumentException("Block key longer than 65535 bytes: " + key);
+        }
+        ByteBuffer buffer = ByteBuffer.allocate(2 + keyBytes.length + data.length);
+        buffer.putShort((short) keyBytes.length).put(keyBytes).put(data);
+        return buffer.array();
+    }
+
+    /** The key of a {@link MessageType#PUT_BLOCK} payload. */
+    public static String putBlockKey(byte[] payload) {
+        int keyLength = keyLength(payload);
+        return new String(payload, 2, keyLength, StandardCharsets.UTF_8);
+    }
+
+    /** The data of a {@link MessageType#PUT_BLOCK} payload. */
+    public static byte[] putBlockData(byte[] payload) {
+        return Arrays.copyOfRange(payload, 2 + keyLength(payload), payload.length);
+    }
+
+    private static int keyLength(byte[] payload) {
+        if (payload.length < 2) {
+            throw new IllegalArgumentException("PUT_BLOCK payload of " + payload.length + " bytes has no key length");
+        }
+        int keyLength = ((payload[0] & 0xFF) << 8) | (payload[1] & 0xFF);
+        if (2 + keyLength > payload.length) {
+            throw new IllegalArgumentException("PUT_BLOCK key length " + keyLength + " exceeds payload of " + payload.length + " bytes");
+        }
+        return keyLength;
+    }
+
+    /** {@code count i32 | (length u16 | utf8)*}. */
+    public static byte[] stringList(List<String> values) {
+        List<byte[]> encoded = new ArrayList<>(values.size());
+        int size = 4;
+        for (String value : values) {
+            byte[] bytes = utf8(value);
+            encoded.add(bytes);
+            size += 2 + bytes.length;
+        }
+        ByteBuffer buffer = ByteBuffer.allocate(size);
+        buffer.putInt(encoded.size());
+        for (byte[] bytes : encoded) {
+            buffer.putShort((short) bytes.length).put(bytes);
+        }
+        return buffer.array();
+    }
+
+    public static List<String> stringList(byte[] payload) {
+        ByteBuffer buffer = ByteBuffer.wrap(payload);
+        int count = buffer.getInt();
+        if (count < 0 || count > payload.length / 2) {
+            throw new IllegalArgumentException("String list claims " + count + " entries in " + payload.length + " bytes");
+        }
+        List<String> values = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            int length = buffer.getShort() & 0xFFFF;
+            byte[] bytes = new byte[length];
+            buffer.get(bytes);
+            values.add(utf8(bytes));
+        }
+        return values;
+    }
+
+    /** {@code errorCode u8 | message utf8}. */
+    public static byte[] error(ErrorCode code, String message) {
+        byte[] text = utf8(message);
+        byte[] payload = new byte[1 + text.length];
+        payload[0] = (byte) code.code();
+        System.arraycopy(text, 0, payload, 1, text.length);
+        return payload;
+    }
+
+    public static ErrorCode errorCode(byte[] payload) {
+        return payload.length == 0 ? ErrorCode.INTERNAL : ErrorCode.fromCode(payload[0] & 0xFF);
+    }
+
+    public static String errorMessage(byte[] payload) {
+        return payload.length <= 1 ? "" : new String(payload, 1, payload.length - 1, StandardCharsets.UTF_8);
+    }
+}

@@ -1,0 +1,20 @@
+package io.sr3.flink.transport;
+
+/**
+ * Serves the requests of authenticated connections.
+ *
+ * <p>Called on the server's I/O executor, never on a Netty event loop, so implementations may
+ * block on disk.
+ */
+@FunctionalInterface
+public interface RequestHandler {
+
+    /**
+     * Answers one request.
+     *
+     * @param request a request frame (never a response type)
+     * @param remote the caller's address, for logs
+     * @return the response; its request id is replaced by the request's
+     */
+    Frame handle(Frame request, String remote) throws Exception;
+}

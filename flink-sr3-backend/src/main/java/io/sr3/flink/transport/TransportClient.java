@@ -1,0 +1,260 @@
+package io.sr3.flink.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFuture;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.handler.codec.DecoderException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.concurrent.ThreadSafe;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Sends requests to ring peers over one pooled connection per peer.
+ *
+ * <p>Requests are correlated by id: a {@code requestId -> future} map per connection. Every
+ * request carries a deadline, counted from the moment it is issued (connecting included); a
+ * request that misses it fails with {@link RequestTimeoutException}. When a connection closes,
+ * every request still pending on it fails with {@link PeerUnavailableException}, and the next
+ * request opens a new connection.
+ *
+ * <p>Futures complete on a Netty event loop: callers must not block in their callbacks.
+ */
+@ThreadSafe
+public final class TransportClient implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TransportClient.class);
+
+    private final EventLoopGroup group;
+    private final SharedSecret secret;
+    private final int maxFrameSize;
+    private final Duration requestTimeout;
+    private final AtomicLong nextRequestId = new AtomicLong(1);
+    private final Map<InetSocketAddress, CompletableFuture<Connection>> connections = new ConcurrentHashMap<>();
+    private volatile boolean closed;
+
+    public TransportClient(EventLoopGroup group, String secret, int maxFrameSize, Duration requestTimeout) {
+        this.group = group;
+        this.secret = new SharedSecret(secret);
+        this.maxFrameSize = maxFrameSize;
+        this.requestTimeout = requestTimeout;
+    }
+
+    public Duration requestTimeout() {
+        return requestTimeout;
+    }
+
+    /**
+     * Sends one request and returns its answer. An {@link MessageType#ERROR} answer completes the
+     * future exceptionally with a {@link RemoteException}.
+     */
+    public CompletableFuture<Frame> request(InetSocketAddress peer, MessageType type, byte[] payload) {
+        return request(peer, type, payload, requestTimeout);
+    }
+
+    /** Like {@link #request(InetSocketAddress, MessageType, byte[])} with an explicit deadline. */
+    public CompletableFuture<Frame> request(InetSocketAddress peer, MessageType type, byte[] payload, Duration deadline) {
+        CompletableFuture<Frame> result = new CompletableFuture<>();
+        if (closed) {
+            result.completeExceptionally(new PeerUnavailableException(peer.toString(), "client is closed"));
+            return result;
+        }
+        long requestId = nextRequestId.getAndIncrement();
+        var timeout = group.schedule(
+                () -> result.completeExceptionally(new RequestTimeoutException(peer.toString(), type, deadline)),
+                deadline.toNanos(),
+                TimeUnit.NANOSECONDS);
+        result.whenComplete((frame, error) -> timeout.cancel(false));
+        connection(peer).whenComplete((connection, error) -> {
+            if (error != null) {
+                result.completeExceptionally(error);
+            } else {
+                connection.send(new Frame(type, requestId, payload), result);
+            }
+        });
+        return result;
+    }
+
+    private CompletableFuture<Connection> connection(InetSocketAddress peer) {
+        CompletableFuture<Connection> existing = connections.get(peer);
+        if (existing != null && !(existing.isDone() && (existing.isCompletedExceptionally() || !existing.join().isOpen()))) {
+            return existing;
+        }
+        CompletableFuture<Connection> fresh = new CompletableFuture<>();
+        if (existing == null ? connections.putIfAbsent(peer, fresh) != null : !connections.replace(peer, existing, fresh)) {
+            return connection(peer);
+        }
+        connect(peer, fresh);
+        // A failed connection attempt is forgotten so that the next request tries again.
+        fresh.whenComplete((c, e) -> {
+            if (e != null) {
+                connections.remove(peer, fresh);
+            }
+        });
+        return fresh;
+    }
+
+    private void connect(InetSocketAddress peer, CompletableFuture<Connection> ready) {
+        Connection connection = new Connection(peer, ready);
+        ChannelFuture connect = new Bootstrap()
+                .group(group)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, requestTimeout.toMillis()))
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        ch.pipeline().addLast(new FrameDecoder(maxFrameSize)).addLast(FrameEncoder.INSTANCE).addLast(connection);
+                    }
+                })
+                .connect(peer);
+        connect.addListener(f -> {
+            if (!f.isSuccess()) {
+                ready.completeExceptionally(new PeerUnavailableException(peer.toString(), "could not connect", f.cause()));
+            }
+        });
+    }
+
+    /** Closes every connection; pending requests fail. The event loop group is the caller's. */
+    @Override
+    public void close() {
+        closed = true;
+        for (CompletableFuture<Connection> connection : connections.values()) {
+            connection.thenAccept(Connection::close);
+        }
+        connections.clear();
+    }
+
+    /** Closes the connection to one peer, failing its pending requests. For fault tests and shutdown. */
+    public void disconnect(InetSocketAddress peer) {
+        CompletableFuture<Connection> connection = connections.remove(peer);
+        if (connection != null) {
+            connection.thenAccept(Connection::close);
+        }
+    }
+
+    /** One authenticated channel to one peer and the requests waiting for answers on it. */
+    private final class Connection extends SimpleChannelInboundHandler<Frame> {
+
+        private final InetSocketAddress peer;
+        private final CompletableFuture<Connection> ready;
+        private final Map<Long, CompletableFuture<Frame>> pending = new ConcurrentHashMap<>();
+        private volatile Channel channel;
+        private byte[] nonce;
+
+        Connection(InetSocketAddress peer, CompletableFuture<Connection> ready) {
+            this.peer = peer;
+            this.ready = ready;
+        }
+
+        boolean isOpen() {
+            Channel c = channel;
+            return c != null && c.isActive();
+        }
+
+        void send(Frame frame, CompletableFuture<Frame> result) {
+            pending.put(frame.requestId(), result);
+            result.whenComplete((f, e) -> pending.remove(frame.requestId()));
+            Channel c = channel;
+            if (c == null || !c.isActive()) {
+                result.completeExceptionally(new PeerUnavailableException(peer.toString(), "connection closed"));
+                return;
+            }
+            c.writeAndFlush(frame).addListener(f -> {
+                if (!f.isSuccess()) {
+                    result.completeExceptionally(new PeerUnavailableException(peer.toString(), "could not send " + frame.type(), f.cause()));
+                }
+            });
+        }
+
+        void close() {
+            Channel c = channel;
+            if (c != null) {
+                c.close();
+            }
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            channel = ctx.channel();
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+            if (!ready.isDone()) {
+                handshake(ctx, frame);
+                return;
+            }
+            CompletableFuture<Frame> result = pending.remove(frame.requestId());
+            if (result == null) {
+                return; // the request timed out already
+            }
+            if (frame.type() == MessageType.ERROR) {
+                result.completeExceptionally(new RemoteException(
+                        peer.toString(), Payloads.errorCode(frame.payload()), Payloads.errorMessage(frame.payload())));
+            } else {
+                result.complete(frame);
+            }
+        }
+
+        private void handshake(ChannelHandlerContext ctx, Frame frame) {
+            switch (frame.type()) {
+                case CHALLENGE -> {
+                    nonce = frame.payload();
+                    ctx.writeAndFlush(new Frame(MessageType.AUTH, 0, secret.clientProof(nonce)));
+                }
+                case AUTH_OK -> {
+                    if (nonce != null && secret.acceptsServerProof(nonce, frame.payload())) {
+                        ready.complete(this);
+                    } else {
+                        fail(ctx, new AuthenticationException(peer.toString(), "the peer could not prove it knows the shared secret"));
+                    }
+                }
+                case ERROR -> fail(ctx, new AuthenticationException(peer.toString(), "the peer refused our handshake: " + Payloads.errorMessage(frame.payload())));
+                default -> fail(ctx, new CorruptFrameException(peer.toString(), "unexpected " + frame.type() + " during handshake"));
+            }
+        }
+
+        private void fail(ChannelHandlerContext ctx, Exception cause) {
+            LOG.warn("sr3 connection failed: {}", cause.getMessage());
+            ready.completeExceptionally(cause);
+            ctx.close();
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            PeerUnavailableException closedError = new PeerUnavailableException(peer.toString(), "connection closed while waiting for an answer");
+            ready.completeExceptionally(new PeerUnavailableException(peer.toString(), "connection closed during the handshake"));
+            for (CompletableFuture<Frame> result : pending.values()) {
+                result.completeExceptionally(closedError);
+            }
+            pending.clear();
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+            if (root instanceof CorruptFrameException) {
+                LOG.warn("Closing sr3 connection: {}", root.getMessage());
+            } else {
+                LOG.debug("sr3 connection to {} failed", peer, root);
+            }
+            ctx.close();
+        }
+    }
+}

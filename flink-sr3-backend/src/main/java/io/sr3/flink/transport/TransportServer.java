@@ -1,0 +1,185 @@
+package io.sr3.flink.transport;
+
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelFutureListener;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.DecoderException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.concurrent.ThreadSafe;
+
+import java.io.IOException;
+import java.net.BindException;
+import java.net.InetSocketAddress;
+import java.util.Iterator;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
+
+/**
+ * Accepts sr3 connections and serves their requests.
+ *
+ * <pre>
+ *   socket -> FrameDecoder -> ServerHandler --(I/O executor)--> RequestHandler
+ *   socket <- FrameEncoder <------------------ response frame <-----'
+ * </pre>
+ *
+ * <p>Every connection starts with the shared-secret handshake ({@link SharedSecret}); until it
+ * succeeds no request is served, and a wrong proof closes the connection with a log line that
+ * names the remote address. Requests run on the given I/O executor, never on the event loop.
+ */
+@ThreadSafe
+public final class TransportServer implements AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(TransportServer.class);
+
+    private final Channel serverChannel;
+    private final InetSocketAddress boundAddress;
+
+    private TransportServer(Channel serverChannel) {
+        this.serverChannel = serverChannel;
+        this.boundAddress = (InetSocketAddress) serverChannel.localAddress();
+    }
+
+    /**
+     * Binds to the first free port of {@code ports} on {@code host}.
+     *
+     * @param ports candidate ports in order; 0 means an ephemeral port
+     */
+    public static TransportServer start(
+            EventLoopGroup group,
+            String host,
+            Iterator<Integer> ports,
+            String secret,
+            int maxFrameSize,
+            RequestHandler handler,
+            Executor ioExecutor)
+            throws IOException {
+        SharedSecret sharedSecret = new SharedSecret(secret);
+        ServerBootstrap bootstrap =
+                new ServerBootstrap()
+                        .group(group)
+                        .channel(NioServerSocketChannel.class)
+                        .childOption(ChannelOption.TCP_NODELAY, true)
+                        .childHandler(
+                                new ChannelInitializer<SocketChannel>() {
+                                    @Override
+                                    protected void initChannel(SocketChannel ch) {
+                                        ch.pipeline()
+                                                .addLast(new FrameDecoder(maxFrameSize))
+                                                .addLast(FrameEncoder.INSTANCE)
+                                                .addLast(new ServerHandler(sharedSecret, handler, ioExecutor));
+                                    }
+                                });
+        BindException lastFailure = null;
+        while (ports.hasNext()) {
+            int port = ports.next();
+            try {
+                Channel channel = bootstrap.bind(host, port).sync().channel();
+                return new TransportServer(channel);
+            } catch (Exception e) {
+                if (e instanceof BindException bind) {
+                    lastFailure = bind;
+                    continue;
+                }
+                throw new IOException("Could not bind the sr3 ring server to " + host + ":" + port, e);
+            }
+        }
+        throw new IOException(
+                "No free port for the sr3 ring server on " + host + " in the range of sr3.ring.port",
+                lastFailure);
+    }
+
+    public InetSocketAddress address() {
+        return boundAddress;
+    }
+
+    @Override
+    public void close() {
+        serverChannel.close().syncUninterruptibly();
+    }
+
+    /** One per connection: runs the handshake, then hands requests to the I/O executor. */
+    private static final class ServerHandler extends SimpleChannelInboundHandler<Frame> {
+
+        private final SharedSecret secret;
+        private final RequestHandler handler;
+        private final Executor ioExecutor;
+        private byte[] nonce;
+        private boolean authenticated;
+
+        ServerHandler(SharedSecret secret, RequestHandler handler, Executor ioExecutor) {
+            this.secret = secret;
+            this.handler = handler;
+            this.ioExecutor = ioExecutor;
+        }
+
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            nonce = SharedSecret.newNonce();
+            ctx.writeAndFlush(new Frame(MessageType.CHALLENGE, 0, nonce));
+        }
+
+        @Override
+        protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
+            String remote = String.valueOf(ctx.channel().remoteAddress());
+            if (!authenticated) {
+                if (frame.type() == MessageType.AUTH && secret.acceptsClientProof(nonce, frame.payload())) {
+                    authenticated = true;
+                    ctx.writeAndFlush(new Frame(MessageType.AUTH_OK, frame.requestId(), secret.serverProof(nonce)));
+                } else {
+                    LOG.warn(
+                            "Refused sr3 connection from {}: {} (check sr3.transport.secret on that node)",
+                            remote,
+                            frame.type() == MessageType.AUTH ? "wrong or missing shared secret" : "request before handshake");
+                    ctx.writeAndFlush(error(frame.requestId(), ErrorCode.UNAUTHENTICATED, "shared-secret handshake failed"))
+                            .addListener(ChannelFutureListener.CLOSE);
+                }
+                return;
+            }
+            if (frame.type().isResponse() || frame.type() == MessageType.AUTH) {
+                ctx.writeAndFlush(error(frame.requestId(), ErrorCode.BAD_REQUEST, frame.type() + " is not a request"));
+                return;
+            }
+            try {
+                ioExecutor.execute(() -> serve(ctx, frame, remote));
+            } catch (RejectedExecutionException e) {
+                ctx.writeAndFlush(error(frame.requestId(), ErrorCode.INTERNAL, "node is shutting down"));
+            }
+        }
+
+        private void serve(ChannelHandlerContext ctx, Frame request, String remote) {
+            Frame response;
+            try {
+                Frame answer = handler.handle(request, remote);
+                response = new Frame(answer.type(), request.requestId(), answer.payload());
+            } catch (Exception e) {
+                LOG.warn("Failed to serve {} from {}", request, remote, e);
+                response = error(request.requestId(), ErrorCode.INTERNAL, String.valueOf(e));
+            }
+            ctx.writeAndFlush(response);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
+            if (root instanceof CorruptFrameException) {
+                LOG.warn("Closing sr3 connection: {}", root.getMessage());
+            } else if (!(root instanceof IOException)) {
+                LOG.warn("Closing sr3 connection from {}", ctx.channel().remoteAddress(), root);
+            }
+            ctx.close();
+        }
+
+        private static Frame error(long requestId, ErrorCode code, String message) {
+            return new Frame(MessageType.ERROR, requestId, Payloads.error(code, message));
+        }
+    }
+}
