@@ -2,6 +2,7 @@ package io.sr3.flink.node;
 
 import io.sr3.flink.ring.ConsistentHash;
 import io.sr3.flink.ring.Member;
+import io.sr3.flink.store.BlockNotFoundException;
 import io.sr3.flink.transport.ErrorCode;
 import io.sr3.flink.transport.RemoteException;
 import org.slf4j.Logger;
@@ -110,12 +111,10 @@ public final class RingStorage {
                 byte[] data = await(node.get(candidate, key));
                 account(candidate, data.length, false);
                 return data;
-            } catch (RemoteException e) {
-                if (e.code() != ErrorCode.NOT_FOUND) {
+            } catch (IOException e) {
+                if (!isNotFound(e)) {
                     failures.put(candidate.id(), e.getMessage());
                 }
-            } catch (IOException e) {
-                failures.put(candidate.id(), e.getMessage());
             }
         }
         if (failures.isEmpty()) {
@@ -182,6 +181,12 @@ public final class RingStorage {
             }
         }
         return order;
+    }
+
+    /** Whether a node answered that it does not hold a key, locally or over the wire. */
+    private static boolean isNotFound(IOException e) {
+        return e instanceof BlockNotFoundException
+                || (e instanceof RemoteException remote && remote.code() == ErrorCode.NOT_FOUND);
     }
 
     private void account(Member source, int bytes, boolean fellBack) {
