@@ -31,6 +31,10 @@ public final class Sr3Options {
 
     private Sr3Options() {}
 
+    /** Keys whose value must not appear in an error message, even when misspelled. */
+    private static final java.util.regex.Pattern LOOKS_SENSITIVE =
+            java.util.regex.Pattern.compile("(?i)secr|pass|token|cred");
+
     public static final ConfigOption<WorkingState> WORKING_STATE =
             ConfigOptions.key("sr3.working-state")
                     .enumType(WorkingState.class)
@@ -260,7 +264,7 @@ public final class Sr3Options {
             if (entry.getKey().startsWith("sr3.") && !known.contains(entry.getKey())) {
                 throw new IllegalConfigurationException(String.format(
                         "Unknown flink-sr3 option '%s' (value '%s'). Known options: %s",
-                        entry.getKey(), entry.getKey().contains("secret") ? "******" : entry.getValue(), known));
+                        entry.getKey(), LOOKS_SENSITIVE.matcher(entry.getKey()).find() ? "******" : entry.getValue(), known));
             }
         }
     }

@@ -1,0 +1,129 @@
+package io.sr3.flink;
+
+import io.sr3.flink.node.NodeConfig;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.IllegalConfigurationException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class Sr3OptionsTest {
+
+    private static Configuration config(String key, String value) {
+        Configuration config = new Configuration();
+        config.setString(key, value);
+        return config;
+    }
+
+    @Test
+    void defaultsDescribeASingleHostRing() {
+        NodeConfig node = Sr3Options.nodeConfig(new Configuration());
+        assertThat(node.host()).isEqualTo("127.0.0.1");
+        assertThat(node.replicationFactor()).isEqualTo(2);
+        assertThat(node.blockSize()).isEqualTo(4 * 1024 * 1024);
+        assertThat(node.secret()).isNull();
+    }
+
+    @Test
+    void unknownKeyFailsNamingKeyAndValue() {
+        assertThatThrownBy(() -> new Sr3StateBackendFactory().createFromConfig(
+                        config("sr3.ring.replicaton-factor", "3"), getClass().getClassLoader()))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("sr3.ring.replicaton-factor")
+                .hasMessageContaining("'3'")
+                .hasMessageContaining("sr3.ring.replication-factor");
+    }
+
+    @Test
+    void unknownSecretKeyDoesNotPrintTheValue() {
+        assertThatThrownBy(() -> Sr3Options.nodeConfig(config("sr3.transport.secrt", "hunter2")))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("sr3.transport.secrt")
+                .hasMessageNotContaining("hunter2");
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "sr3.working-state              | memory   | one of [rocksdb, heap]",
+        "sr3.ring.replication-factor    | zero     | an integer",
+        "sr3.ring.replication-factor    | 0        | between 1 and 16",
+        "sr3.ring.port                  | 70000    | 0..65535",
+        "sr3.ring.port                  | http     | a port",
+        "sr3.ring.seeds                 | nohost   | host:port",
+        "sr3.block.size                 | 64mb     | max-frame-size",
+        "sr3.block.size                 | big      | a size",
+        "sr3.transport.request-timeout  | 0 ms     | positive",
+        "sr3.transport.request-timeout  | soon     | a duration",
+        "sr3.ring.failure-detector.timeout | 100 ms | longer than",
+        "sr3.store.fsync                | maybe    | true or false",
+    })
+    void invalidValueFailsNamingKeyValueAndRule(String key, String value, String rule) {
+        assertThatThrownBy(() -> Sr3Options.nodeConfig(config(key, value)))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("'" + key + "'")
+                .hasMessageContaining("'" + value + "'")
+                .hasMessageContaining(rule);
+    }
+
+    @Test
+    void portRangesAndListsAreExpanded() {
+        assertThat(Sr3Options.nodeConfig(config("sr3.ring.port", "6130-6132,6140")).ports())
+                .containsExactly(6130, 6131, 6132, 6140);
+    }
+
+    @Test
+    void checkpointDirectoryMustBeOnTheRing() {
+        Configuration config = config(CheckpointingOptions.CHECKPOINTS_DIRECTORY.key(), "file:///tmp/checkpoints");
+        assertThatThrownBy(() -> new Sr3CheckpointStorageFactory().createFromConfig(config, getClass().getClassLoader()))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("file:///tmp/checkpoints")
+                .hasMessageContaining("sr3://");
+    }
+
+    @Test
+    void savepointsStayOnTheConfiguredDurableDirectory() {
+        Configuration config = config(CheckpointingOptions.SAVEPOINT_DIRECTORY.key(), "file:///durable/savepoints");
+        Sr3CheckpointStorage storage = new Sr3CheckpointStorageFactory().createFromConfig(config, getClass().getClassLoader());
+        assertThat(storage.getCheckpointPath()).isEqualTo(new org.apache.flink.core.fs.Path(Sr3CheckpointStorageFactory.DEFAULT_CHECKPOINT_DIRECTORY));
+        assertThat(storage.getSavepointPath().toString()).isEqualTo("file:/durable/savepoints");
+    }
+
+    @Test
+    void workingStateSelectsTheDelegate() {
+        ClassLoader cl = getClass().getClassLoader();
+        assertThat(new Sr3StateBackendFactory().createFromConfig(new Configuration(), cl).getName())
+                .isEqualTo("Sr3StateBackend(rocksdb)");
+        assertThat(new Sr3StateBackendFactory().createFromConfig(config("sr3.working-state", "heap"), cl).getName())
+                .isEqualTo("Sr3StateBackend(heap)");
+    }
+
+    /** The README's option table is the user's reference: it must list exactly the options in code. */
+    @Test
+    void readmeListsEveryOptionWithItsDefault() throws Exception {
+        Path readme = Paths.get("..", "README.md");
+        assertThat(readme).exists();
+        Set<String> documented = new LinkedHashSet<>();
+        Matcher row = Pattern.compile("^\\| `(sr3\\.[a-z0-9.-]+)` \\|", Pattern.MULTILINE).matcher(Files.readString(readme));
+        while (row.find()) {
+            documented.add(row.group(1));
+        }
+        Set<String> inCode = new LinkedHashSet<>();
+        for (ConfigOption<?> option : Sr3Options.all()) {
+            inCode.add(option.key());
+        }
+        assertThat(documented).containsExactlyInAnyOrderElementsOf(inCode);
+    }
+}

@@ -1,0 +1,137 @@
+package io.sr3.flink.node;
+
+import io.sr3.flink.ring.Member;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.zip.CRC32C;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Replication and replica fallback on three real nodes over loopback. */
+class RingStorageTest {
+
+    @TempDir Path root;
+
+    private TestingRing ring;
+
+    @AfterEach
+    void stop() {
+        if (ring != null) {
+            ring.close();
+        }
+    }
+
+    private static int crc(byte[] data) {
+        CRC32C crc = new CRC32C();
+        crc.update(data);
+        return (int) crc.getValue();
+    }
+
+    @Test
+    void writesReplicationFactorCopiesWriterFirst() throws Exception {
+        ring = TestingRing.start(3, TestingRing.testConfig(), root);
+        RingNode writer = ring.node(1);
+        List<Member> holders = writer.storage().writeAndWait("b-x-0", new byte[] {1, 2, 3}, true);
+        assertThat(holders).hasSize(2);
+        assertThat(holders).contains(writer.self());
+        long copies = ring.nodes().stream().filter(n -> n.store().contains("b-x-0")).count();
+        assertThat(copies).isEqualTo(2);
+    }
+
+    @Test
+    void corruptReplicaIsSkippedAndNeverReturned() throws Exception {
+        ring = TestingRing.start(3, TestingRing.testConfig(), root);
+        RingNode writer = ring.node(0);
+        byte[] data = "checkpoint bytes".getBytes();
+        List<Member> holders = writer.storage().writeAndWait("b-c-0", data, true);
+        // Damage the writer's own copy: the read must come from the other replica.
+        try (RandomAccessFile file = new RandomAccessFile(writer.store().directory().resolve("b-c-0").toFile(), "rw")) {
+            file.seek(file.length() - 1);
+            file.write('X');
+        }
+        byte[] read = writer.storage().readVerified("b-c-0", data.length, crc(data), holders, "block 0 of test file");
+        assertThat(read).isEqualTo(data);
+        assertThat(writer.metrics().replicaFallbacks.get()).isEqualTo(1);
+        assertThat(writer.metrics().bytesReadRemote.get()).isEqualTo(data.length);
+    }
+
+    @Test
+    void deadHolderIsSkipped() throws Exception {
+        ring = TestingRing.start(3, TestingRing.testConfig(), root);
+        byte[] data = new byte[5000];
+        List<Member> holders = ring.node(0).storage().writeAndWait("b-d-0", data, false);
+        RingNode reader = ring.nodes().stream().filter(n -> !holders.contains(n.self())).findFirst().orElseThrow();
+        RingNode victim = ring.nodes().stream().filter(n -> n.self().equals(holders.get(0))).findFirst().orElseThrow();
+        victim.close();
+        assertThat(reader.storage().readVerified("b-d-0", data.length, crc(data), holders, "block 0 of f")).isEqualTo(data);
+    }
+
+    @Test
+    void losingEveryReplicaNamesTheBlockAndTheFile() throws Exception {
+        ring = TestingRing.start(3, TestingRing.testConfig(), root);
+        byte[] data = new byte[100];
+        List<Member> holders = ring.node(0).storage().writeAndWait("b-l-0", data, true);
+        RingNode survivor = ring.nodes().stream().filter(n -> !holders.contains(n.self())).findFirst().orElseThrow();
+        ring.nodes().stream().filter(n -> holders.contains(n.self())).forEach(RingNode::close);
+        assertThatThrownBy(() -> survivor.storage().readVerified("b-l-0", data.length, crc(data), holders,
+                        "block 0 of 1 of sr3:///chk-1/state"))
+                .isInstanceOf(BlockUnavailableException.class)
+                .hasMessageContaining("sr3:///chk-1/state")
+                .hasMessageContaining("b-l-0")
+                .hasMessageContaining(holders.get(0).id());
+    }
+
+    @Test
+    void writeToDeadNodeGoesToTheNextNode() throws Exception {
+        ring = TestingRing.start(4, TestingRing.testConfig(), root);
+        RingNode writer = ring.node(0);
+        List<Member> planned = writer.membership().ring().placement("b-w-0", writer.self(), 2);
+        RingNode planned2 = ring.nodes().stream().filter(n -> n.self().equals(planned.get(1))).findFirst().orElseThrow();
+        planned2.close(); // still a member until the failure detector notices
+        List<Member> holders = writer.storage().writeAndWait("b-w-0", new byte[10], true);
+        assertThat(holders).hasSize(2).doesNotContain(planned2.self()).contains(writer.self());
+        assertThat(writer.metrics().underReplicatedWrites.get()).isZero();
+    }
+
+    @Test
+    void failureDetectorRemovesAStoppedNode() throws Exception {
+        ring = TestingRing.start(3, TestingRing.testConfig(), root);
+        Member stopped = ring.node(2).self();
+        ring.node(2).close();
+        TestingRing.awaitCondition(() -> !ring.node(0).membership().isLive(stopped)
+                && !ring.node(1).membership().isLive(stopped), "the stopped node to leave placement");
+        assertThat(ring.node(0).membership().members()).hasSize(2);
+    }
+
+    @Test
+    void nodesWithDifferentSecretsDoNotFormARing() throws Exception {
+        NodeConfig config = TestingRing.testConfig();
+        try (RingNode a = RingNode.start(config.withSecret("alpha").withPortAndStore(0, root.resolve("a")));
+                RingNode b = RingNode.start(config.withSecret("beta").withPortAndStore(0, root.resolve("b")));
+                RingNode c = RingNode.start(config.withSecret("alpha").withPortAndStore(0, root.resolve("c")))) {
+            TestingRing.awaitCondition(() -> a.membership().isLive(c.self()) && c.membership().isLive(a.self()),
+                    "the two nodes sharing the secret to see each other");
+            assertThat(a.membership().isLive(b.self())).isFalse();
+            assertThat(b.membership().members()).containsExactly(b.self());
+        }
+    }
+
+    @Test
+    void nodesInOtherProcessesJoinThroughSeeds() throws Exception {
+        // Seeds are how processes find each other; a seed-only join must work without the JVM registry.
+        NodeConfig config = TestingRing.testConfig();
+        try (RingNode seed = RingNode.start(config.withPortAndStore(0, root.resolve("seed")))) {
+            NodeConfig joiner = config.withSeeds(List.of(seed.self().id()));
+            try (RingNode other = RingNode.start(joiner.withPortAndStore(0, root.resolve("other")))) {
+                TestingRing.awaitCondition(() -> seed.membership().isLive(other.self()) && other.membership().isLive(seed.self()),
+                        "seed and joiner to see each other");
+            }
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package io.sr3.flink.store;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class BlockStoreTest {
+
+    @TempDir Path dir;
+
+    @Test
+    void storesAndReadsBlocks() throws Exception {
+        BlockStore store = new BlockStore(dir, true);
+        store.put("b-1", new byte[] {1, 2, 3});
+        store.put("b-2", new byte[0]);
+        assertThat(store.get("b-1")).containsExactly(1, 2, 3);
+        assertThat(store.get("b-2")).isEmpty();
+        assertThat(store.keys("b-")).containsExactlyInAnyOrder("b-1", "b-2");
+        assertThat(store.bytesStored()).isEqualTo(2L * BlockStore.HEADER_SIZE + 3);
+    }
+
+    @Test
+    void replacingAndDeletingKeepsSizeAccounting() throws Exception {
+        BlockStore store = new BlockStore(dir, false);
+        store.put("b-1", new byte[100]);
+        store.put("b-1", new byte[10]);
+        assertThat(store.bytesStored()).isEqualTo(BlockStore.HEADER_SIZE + 10);
+        store.delete("b-1");
+        store.delete("b-1");
+        assertThat(store.bytesStored()).isZero();
+        assertThat(store.contains("b-1")).isFalse();
+    }
+
+    @Test
+    void missingBlockIsReportedAsSuch() throws Exception {
+        BlockStore store = new BlockStore(dir, false);
+        assertThatThrownBy(() -> store.get("b-404")).isInstanceOf(BlockNotFoundException.class).hasMessageContaining("b-404");
+    }
+
+    @Test
+    void flippedBitIsDetected() throws Exception {
+        BlockStore store = new BlockStore(dir, false);
+        store.put("b-1", new byte[] {1, 2, 3, 4});
+        try (RandomAccessFile file = new RandomAccessFile(store.fileOf("b-1").toFile(), "rw")) {
+            file.seek(BlockStore.HEADER_SIZE + 2);
+            file.write(99);
+        }
+        assertThatThrownBy(() -> store.get("b-1")).isInstanceOf(CorruptBlockException.class).hasMessageContaining("CRC32C");
+    }
+
+    @Test
+    void truncatedBlockIsDetected() throws Exception {
+        BlockStore store = new BlockStore(dir, false);
+        store.put("b-1", new byte[1000]);
+        try (RandomAccessFile file = new RandomAccessFile(store.fileOf("b-1").toFile(), "rw")) {
+            file.setLength(BlockStore.HEADER_SIZE + 500);
+        }
+        assertThatThrownBy(() -> store.get("b-1")).isInstanceOf(CorruptBlockException.class).hasMessageContaining("holds 500");
+        Files.write(store.fileOf("b-1"), new byte[3]);
+        assertThatThrownBy(() -> store.get("b-1")).isInstanceOf(CorruptBlockException.class).hasMessageContaining("shorter than the header");
+    }
+
+    @Test
+    void leftoverTemporaryFilesAreRemovedAndNeverListed() throws Exception {
+        Files.write(dir.resolve(".tmp-crashed-writer"), new byte[10]);
+        BlockStore store = new BlockStore(dir, false);
+        assertThat(Files.exists(dir.resolve(".tmp-crashed-writer"))).isFalse();
+        assertThat(store.keys("")).isEmpty();
+    }
+
+    @Test
+    void keysThatCouldEscapeTheDirectoryAreRejected() throws Exception {
+        BlockStore store = new BlockStore(dir, false);
+        assertThatThrownBy(() -> store.put("../evil", new byte[1])).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.get("a/b")).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> store.get(".tmp-x")).isInstanceOf(IllegalArgumentException.class);
+    }
+}
