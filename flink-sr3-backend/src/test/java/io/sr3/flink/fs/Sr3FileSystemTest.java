@@ -1,0 +1,184 @@
+package io.sr3.flink.fs;
+
+import io.sr3.flink.node.BlockUnavailableException;
+import io.sr3.flink.node.RingNode;
+import io.sr3.flink.node.TestingRing;
+import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.core.fs.FSDataOutputStream;
+import org.apache.flink.core.fs.FileStatus;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.FileSystem.WriteMode;
+import org.apache.flink.core.fs.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.FileNotFoundException;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.DirectoryStream;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.util.Arrays;
+import java.util.Random;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** What {@code sr3://} adds to the file-system contract: blocks, replicas, fallback, atomic visibility. */
+class Sr3FileSystemTest {
+
+    private static final int BLOCK = TestingRing.testConfig().blockSize();
+
+    @TempDir java.nio.file.Path root;
+
+    private TestingRing ring;
+    private FileSystem fs;
+    private Path base;
+
+    @BeforeEach
+    void start() throws IOException {
+        ring = TestingRing.start(3, TestingRing.testConfig(), root);
+        base = new Path("sr3:///fs-test/" + UUID.randomUUID());
+        fs = base.getFileSystem();
+    }
+
+    @AfterEach
+    void stop() {
+        ring.close();
+    }
+
+    private static byte[] randomBytes(int size) {
+        byte[] bytes = new byte[size];
+        new Random(size).nextBytes(bytes);
+        return bytes;
+    }
+
+    private void write(Path path, byte[] data) throws IOException {
+        try (FSDataOutputStream out = fs.create(path, WriteMode.NO_OVERWRITE)) {
+            out.write(data, 0, data.length / 2);
+            for (int i = data.length / 2; i < data.length; i++) {
+                out.write(data[i]);
+            }
+            assertThat(out.getPos()).isEqualTo(data.length);
+        }
+    }
+
+    private byte[] read(Path path) throws IOException {
+        try (FSDataInputStream in = fs.open(path)) {
+            return in.readAllBytes();
+        }
+    }
+
+    @Test
+    void multiBlockFileRoundTripsWithSeek() throws IOException {
+        byte[] data = randomBytes(BLOCK * 5 + 123);
+        Path file = new Path(base, "state");
+        write(file, data);
+        assertThat(read(file)).isEqualTo(data);
+        FileStatus status = fs.getFileStatus(file);
+        assertThat(status.getLen()).isEqualTo(data.length);
+        assertThat(status.getReplication()).isEqualTo((short) 2);
+        assertThat(fs.getFileBlockLocations(status, 0, data.length)).hasSize(6);
+        try (FSDataInputStream in = fs.open(file)) {
+            in.seek(BLOCK * 3L + 7);
+            byte[] chunk = new byte[BLOCK];
+            int n = in.read(chunk);
+            assertThat(Arrays.copyOf(chunk, n)).isEqualTo(Arrays.copyOfRange(data, BLOCK * 3 + 7, BLOCK * 3 + 7 + n));
+            in.seek(0);
+            assertThat(in.read()).isEqualTo(data[0] & 0xFF);
+        }
+    }
+
+    @Test
+    void fileIsInvisibleUntilClosed() throws IOException {
+        Path file = new Path(base, "pending");
+        FSDataOutputStream out = fs.create(file, WriteMode.NO_OVERWRITE);
+        out.write(randomBytes(BLOCK * 2));
+        out.sync();
+        assertThat(fs.exists(file)).isFalse();
+        out.close();
+        assertThat(fs.exists(file)).isTrue();
+    }
+
+    @Test
+    void noOverwriteRefusesAnExistingFileAndOverwriteReplacesIt() throws IOException {
+        Path file = new Path(base, "f");
+        write(file, randomBytes(BLOCK + 1));
+        assertThatThrownBy(() -> fs.create(file, WriteMode.NO_OVERWRITE)).isInstanceOf(FileAlreadyExistsException.class);
+        byte[] replacement = randomBytes(10);
+        try (FSDataOutputStream out = fs.create(file, WriteMode.OVERWRITE)) {
+            out.write(replacement);
+        }
+        assertThat(read(file)).isEqualTo(replacement);
+        assertThat(blocksOnRing()).isEqualTo(2); // one block, two replicas: the old blocks are gone
+    }
+
+    @Test
+    void deleteRemovesEveryReplica() throws IOException {
+        Path file = new Path(base, "f");
+        write(file, randomBytes(BLOCK * 3));
+        assertThat(blocksOnRing()).isEqualTo(6);
+        assertThat(fs.delete(base, true)).isTrue();
+        assertThat(blocksOnRing()).isZero();
+        assertThatThrownBy(() -> fs.open(file)).isInstanceOf(FileNotFoundException.class).hasMessageContaining("sr3://");
+    }
+
+    @Test
+    void listAndRenameWorkOnManifestsAlone() throws IOException {
+        write(new Path(base, "a"), randomBytes(10));
+        write(new Path(base, "dir/b"), randomBytes(20));
+        assertThat(fs.listStatus(base)).extracting(s -> s.getPath().getName()).containsExactlyInAnyOrder("a", "dir");
+        assertThat(fs.rename(new Path(base, "dir"), new Path(base, "moved"))).isTrue();
+        assertThat(read(new Path(base, "moved/b"))).isEqualTo(randomBytes(20));
+        assertThat(fs.exists(new Path(base, "dir/b"))).isFalse();
+    }
+
+    @Test
+    void corruptReplicaOnDiskIsNeverReadBack() throws IOException {
+        byte[] data = randomBytes(BLOCK * 2);
+        Path file = new Path(base, "f");
+        write(file, data);
+        // The writer (node 0) holds the first replica of every block: damage all of its copies.
+        RingNode writer = ring.node(0);
+        try (DirectoryStream<java.nio.file.Path> blocks = Files.newDirectoryStream(writer.store().directory(), "b-*")) {
+            for (java.nio.file.Path block : blocks) {
+                try (RandomAccessFile raf = new RandomAccessFile(block.toFile(), "rw")) {
+                    raf.seek(raf.length() / 2);
+                    raf.write(~raf.read());
+                }
+            }
+        }
+        assertThat(read(file)).isEqualTo(data);
+        assertThat(writer.metrics().replicaFallbacks.get()).isEqualTo(2);
+    }
+
+    @Test
+    void losingMoreReplicasThanTheFactorFailsNamingFileAndBlock() throws IOException {
+        Path file = new Path(base, "f");
+        write(file, randomBytes(BLOCK * 4));
+        FileStatus status = fs.getFileStatus(file);
+        // Stop node 0 (holds every first replica); destroy the blocks of the others but keep manifests.
+        ring.node(0).close();
+        for (RingNode node : ring.nodes().subList(1, 3)) {
+            for (String key : node.store().keys("b-")) {
+                node.store().delete(key);
+            }
+        }
+        assertThat(status.getLen()).isEqualTo(BLOCK * 4L);
+        assertThatThrownBy(() -> read(file))
+                .isInstanceOf(BlockUnavailableException.class)
+                .hasMessageContaining(file.getPath())
+                .hasMessageContaining("block 0 of 4");
+    }
+
+    private long blocksOnRing() throws IOException {
+        long count = 0;
+        for (RingNode node : ring.nodes()) {
+            count += node.store().keys("b-").size();
+        }
+        return count;
+    }
+}
