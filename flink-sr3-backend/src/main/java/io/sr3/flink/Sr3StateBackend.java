@@ -55,6 +55,7 @@ public final class Sr3StateBackend implements ConfigurableStateBackend {
     @Override
     public <K> CheckpointableKeyedStateBackend<K> createKeyedStateBackend(KeyedStateBackendParameters<K> parameters)
             throws Exception {
+        RingMetrics.register(parameters.getMetricGroup());
         return delegate.createKeyedStateBackend(parameters);
     }
 

@@ -1,0 +1,44 @@
+package io.sr3.flink;
+
+import io.sr3.flink.node.LocalRing;
+import io.sr3.flink.node.RingNode;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.MetricGroup;
+
+import java.util.List;
+import java.util.function.ToLongFunction;
+
+/**
+ * Exposes this process's ring node as Flink metrics under an {@code sr3} group of every keyed
+ * operator (the ring is per process, so all operators of one TaskManager show the same values).
+ *
+ * <p>Gauges read the node that is running when they are sampled and never start one: a process
+ * without a ring node reports -1.
+ */
+final class RingMetrics {
+
+    private RingMetrics() {}
+
+    static void register(MetricGroup operatorGroup) {
+        MetricGroup group = operatorGroup.addGroup("sr3");
+        gauge(group, "ringSize", node -> node.membership().members().size());
+        gauge(group, "bytesStored", node -> node.store().bytesStored());
+        gauge(group, "bytesWritten", node -> node.metrics().bytesWritten.get());
+        gauge(group, "bytesRead", node -> node.metrics().bytesRead.get());
+        gauge(group, "bytesReadRemote", node -> node.metrics().bytesReadRemote.get());
+        gauge(group, "replicaFallbacks", node -> node.metrics().replicaFallbacks.get());
+        gauge(group, "underReplicatedWrites", node -> node.metrics().underReplicatedWrites.get());
+    }
+
+    private static void gauge(MetricGroup group, String name, ToLongFunction<RingNode> value) {
+        group.gauge(name, (Gauge<Long>) () -> {
+            List<RingNode> nodes = LocalRing.nodes();
+            for (RingNode node : nodes) {
+                if (node.isRunning()) {
+                    return value.applyAsLong(node);
+                }
+            }
+            return -1L;
+        });
+    }
+}
