@@ -100,24 +100,37 @@ public final class RingStorage {
     /**
      * Reads a blob by key alone (manifests): the first copy found in ring order wins.
      *
-     * @return the blob, or null if every live node answered that it has none
-     * @throws IOException if no copy was found and some nodes could not be asked
+     * <p>Unreachable nodes do not make the key unknowable: once at least {@code min(replication
+     * factor, ring size)} nodes answered that they do not hold it, it is absent. Otherwise a node
+     * that is down but not yet out of placement would fail every lookup until the failure
+     * detector removes it.
+     *
+     * @return the blob, or null if it is absent
+     * @throws BlockUnavailableException if too few nodes could be asked to tell
      */
     @Nullable
     public byte[] readAny(String key, String description) throws IOException {
         Map<String, String> failures = new LinkedHashMap<>();
-        for (Member candidate : node.membership().ring().successors(key)) {
+        ConsistentHash ring = node.membership().ring();
+        int notFound = 0;
+        for (Member candidate : ring.successors(key)) {
             try {
                 byte[] data = await(node.get(candidate, key));
                 account(candidate, data.length, false);
                 return data;
             } catch (IOException e) {
-                if (!isNotFound(e)) {
+                if (isNotFound(e)) {
+                    notFound++;
+                } else {
                     failures.put(candidate.id(), e.getMessage());
                 }
             }
         }
-        if (failures.isEmpty()) {
+        if (notFound >= Math.min(node.config().replicationFactor(), ring.size())) {
+            if (!failures.isEmpty()) {
+                LOG.info("[{}] {} is on none of the {} nodes that answered; unreachable: {}",
+                        node.self().id(), description, notFound, failures);
+            }
             return null;
         }
         throw new BlockUnavailableException(description, key, failures);

@@ -174,6 +174,18 @@ class Sr3FileSystemTest {
                 .hasMessageContaining("block 0 of 4");
     }
 
+    @Test
+    void aStoppedNodeNotYetOutOfPlacementDoesNotBlockTheNamespace() throws IOException {
+        Path before = new Path(base, "before");
+        write(before, randomBytes(BLOCK + 5));
+        ring.node(2).close(); // other nodes still place data on it until the failure detector notices
+        Path after = new Path(base, "after");
+        assertThat(fs.exists(after)).isFalse();
+        write(after, randomBytes(BLOCK * 2));
+        assertThat(read(after)).isEqualTo(randomBytes(BLOCK * 2));
+        assertThat(read(before)).isEqualTo(randomBytes(BLOCK + 5));
+    }
+
     private long blocksOnRing() throws IOException {
         long count = 0;
         for (RingNode node : ring.nodes()) {
