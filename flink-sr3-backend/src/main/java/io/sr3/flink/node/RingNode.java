@@ -136,6 +136,11 @@ public final class RingNode implements AutoCloseable {
         return client;
     }
 
+    /** Peers refused because they failed the shared-secret handshake. */
+    public long refusedHandshakes() {
+        return server.refusedHandshakes();
+    }
+
     public boolean isRunning() {
         return !closed.get();
     }

@@ -22,6 +22,7 @@ import java.net.InetSocketAddress;
 import java.util.Iterator;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Accepts sr3 connections and serves their requests.
@@ -42,10 +43,12 @@ public final class TransportServer implements AutoCloseable {
 
     private final Channel serverChannel;
     private final InetSocketAddress boundAddress;
+    private final AtomicLong refusedHandshakes;
 
-    private TransportServer(Channel serverChannel) {
+    private TransportServer(Channel serverChannel, AtomicLong refusedHandshakes) {
         this.serverChannel = serverChannel;
         this.boundAddress = (InetSocketAddress) serverChannel.localAddress();
+        this.refusedHandshakes = refusedHandshakes;
     }
 
     /**
@@ -63,6 +66,7 @@ public final class TransportServer implements AutoCloseable {
             Executor ioExecutor)
             throws IOException {
         SharedSecret sharedSecret = new SharedSecret(secret);
+        AtomicLong refused = new AtomicLong();
         ServerBootstrap bootstrap =
                 new ServerBootstrap()
                         .group(group)
@@ -75,7 +79,7 @@ public final class TransportServer implements AutoCloseable {
                                         ch.pipeline()
                                                 .addLast(new FrameDecoder(maxFrameSize))
                                                 .addLast(FrameEncoder.INSTANCE)
-                                                .addLast(new ServerHandler(sharedSecret, handler, ioExecutor));
+                                                .addLast(new ServerHandler(sharedSecret, handler, ioExecutor, refused));
                                     }
                                 });
         BindException lastFailure = null;
@@ -83,7 +87,7 @@ public final class TransportServer implements AutoCloseable {
             int port = ports.next();
             try {
                 Channel channel = bootstrap.bind(host, port).sync().channel();
-                return new TransportServer(channel);
+                return new TransportServer(channel, refused);
             } catch (Exception e) {
                 if (e instanceof BindException bind) {
                     lastFailure = bind;
@@ -101,6 +105,11 @@ public final class TransportServer implements AutoCloseable {
         return boundAddress;
     }
 
+    /** Connections closed because the peer failed the shared-secret handshake. */
+    public long refusedHandshakes() {
+        return refusedHandshakes.get();
+    }
+
     @Override
     public void close() {
         serverChannel.close().syncUninterruptibly();
@@ -112,13 +121,15 @@ public final class TransportServer implements AutoCloseable {
         private final SharedSecret secret;
         private final RequestHandler handler;
         private final Executor ioExecutor;
+        private final AtomicLong refused;
         private byte[] nonce;
         private boolean authenticated;
 
-        ServerHandler(SharedSecret secret, RequestHandler handler, Executor ioExecutor) {
+        ServerHandler(SharedSecret secret, RequestHandler handler, Executor ioExecutor, AtomicLong refused) {
             this.secret = secret;
             this.handler = handler;
             this.ioExecutor = ioExecutor;
+            this.refused = refused;
         }
 
         @Override
@@ -135,6 +146,7 @@ public final class TransportServer implements AutoCloseable {
                     authenticated = true;
                     ctx.writeAndFlush(new Frame(MessageType.AUTH_OK, frame.requestId(), secret.serverProof(nonce)));
                 } else {
+                    refused.incrementAndGet();
                     LOG.warn(
                             "Refused sr3 connection from {}: {} (check sr3.transport.secret on that node)",
                             remote,

@@ -5,6 +5,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 
 /**
@@ -12,6 +13,8 @@ import java.util.function.BooleanSupplier;
  * loopback sockets. Closing it stops every node it started.
  */
 public final class TestingRing implements AutoCloseable {
+
+    private static final long POLL_INTERVAL_NANOS = Duration.ofMillis(10).toNanos();
 
     private final List<RingNode> nodes = new ArrayList<>();
 
@@ -60,12 +63,9 @@ public final class TestingRing implements AutoCloseable {
             if (System.nanoTime() > deadline) {
                 throw new AssertionError("Timed out waiting for " + what);
             }
-            Thread.onSpinWait();
-            try {
-                Thread.sleep(10); // polling interval, not a wait for an event
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new AssertionError("Interrupted waiting for " + what, e);
+            LockSupport.parkNanos(POLL_INTERVAL_NANOS);
+            if (Thread.interrupted()) {
+                throw new AssertionError("Interrupted waiting for " + what);
             }
         }
     }
