@@ -23,8 +23,9 @@ import java.util.zip.CRC32C;
  * while the writer goes on; {@link #close} waits for every block and then stores the manifest,
  * which is the moment the file appears. A failed block fails the close, and nothing is published.
  *
- * <p>At most {@link #MAX_BLOCKS_IN_FLIGHT} blocks are buffered or in transfer at once, which bounds
- * the memory one stream uses to that many blocks.
+ * <p>At most {@link #MAX_BLOCKS_IN_FLIGHT} blocks are in transfer at once, which bounds the memory
+ * one stream uses to that many blocks plus the one being filled; the fill buffer grows with the
+ * data, so a small file costs a small buffer.
  */
 @NotThreadSafe
 final class Sr3OutputStream extends FSDataOutputStream {
@@ -35,7 +36,9 @@ final class Sr3OutputStream extends FSDataOutputStream {
     private final String path;
     private final String displayPath;
     private final String fileId = UUID.randomUUID().toString();
-    private final byte[] buffer;
+    private final int blockSize;
+    /** Grows up to the block size: most checkpoint files are far smaller than a block. */
+    private byte[] buffer = new byte[0];
     @Nullable private final Manifest replaced;
     private final Semaphore inFlight = new Semaphore(MAX_BLOCKS_IN_FLIGHT);
     private final List<CompletableFuture<Manifest.BlockRef>> blocks = new ArrayList<>();
@@ -51,15 +54,16 @@ final class Sr3OutputStream extends FSDataOutputStream {
         this.path = path;
         this.displayPath = displayPath;
         this.replaced = replaced;
-        this.buffer = new byte[node.config().blockSize()];
+        this.blockSize = node.config().blockSize();
     }
 
     @Override
     public void write(int b) throws IOException {
         ensureOpen();
+        ensureRoom(1);
         buffer[bufferPosition++] = (byte) b;
         position++;
-        if (bufferPosition == buffer.length) {
+        if (bufferPosition == blockSize) {
             sendBlock();
         }
     }
@@ -68,15 +72,25 @@ final class Sr3OutputStream extends FSDataOutputStream {
     public void write(byte[] bytes, int offset, int length) throws IOException {
         ensureOpen();
         while (length > 0) {
-            int chunk = Math.min(length, buffer.length - bufferPosition);
+            ensureRoom(Math.min(length, blockSize - bufferPosition));
+            int chunk = Math.min(length, blockSize - bufferPosition);
             System.arraycopy(bytes, offset, buffer, bufferPosition, chunk);
             bufferPosition += chunk;
             position += chunk;
             offset += chunk;
             length -= chunk;
-            if (bufferPosition == buffer.length) {
+            if (bufferPosition == blockSize) {
                 sendBlock();
             }
+        }
+    }
+
+    /** Grows the buffer (doubling, capped at the block size) so that {@code bytes} more fit. */
+    private void ensureRoom(int bytes) {
+        int needed = bufferPosition + bytes;
+        if (needed > buffer.length) {
+            int size = Math.max(Math.max(needed, 4096), Math.min(blockSize, buffer.length * 2));
+            buffer = Arrays.copyOf(buffer, Math.min(size, blockSize));
         }
     }
 
@@ -123,7 +137,13 @@ final class Sr3OutputStream extends FSDataOutputStream {
         if (bufferPosition == 0) {
             return;
         }
-        byte[] data = Arrays.copyOf(buffer, bufferPosition);
+        byte[] data;
+        if (bufferPosition == buffer.length) {
+            data = buffer; // hand the full buffer over instead of copying it
+            buffer = new byte[buffer.length];
+        } else {
+            data = Arrays.copyOf(buffer, bufferPosition);
+        }
         bufferPosition = 0;
         String key = NamespaceKeys.blockKey(fileId, blocks.size());
         CRC32C crc = new CRC32C();
