@@ -13,6 +13,6 @@ public class RequestTimeoutException extends TransportException {
                 type
                         + " got no answer within "
                         + deadline.toMillis()
-                        + " ms (see sr3.transport.request-timeout); the peer may be down or overloaded");
+                        + " ms; the peer may be down or overloaded");
     }
 }
