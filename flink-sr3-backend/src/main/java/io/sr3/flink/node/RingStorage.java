@@ -88,6 +88,8 @@ public final class RingStorage {
                     return data;
                 }
                 failures.put(candidate.id(), problem);
+            } catch (InterruptedIOException e) {
+                throw e; // the task is being cancelled: stop, do not try other replicas
             } catch (IOException e) {
                 failures.put(candidate.id(), e.getMessage());
             }
@@ -118,6 +120,8 @@ public final class RingStorage {
                 byte[] data = await(node.get(candidate, key));
                 account(candidate, data.length, false);
                 return data;
+            } catch (InterruptedIOException e) {
+                throw e;
             } catch (IOException e) {
                 if (isNotFound(e)) {
                     notFound++;
@@ -136,9 +140,19 @@ public final class RingStorage {
         throw new BlockUnavailableException(description, key, failures);
     }
 
-    /** Deletes a blob on the given nodes, and on every live node when {@code holders} is null. Best effort. */
+    /**
+     * Deletes a blob on the given nodes, and on every live node when {@code holders} is null. Best
+     * effort: holders that are not live are skipped rather than waited for (Flink deletes
+     * subsumed checkpoints on the JobManager's main thread), and their copies stay behind as
+     * orphans.
+     */
     public void deleteOn(String key, @Nullable List<Member> holders) {
-        List<Member> targets = holders != null ? holders : node.membership().members();
+        List<Member> targets = new ArrayList<>();
+        for (Member target : holders != null ? holders : node.membership().members()) {
+            if (node.membership().isLive(target)) {
+                targets.add(target);
+            }
+        }
         List<CompletableFuture<Void>> deletes = new ArrayList<>(targets.size());
         for (Member target : targets) {
             deletes.add(node.delete(target, key).exceptionally(e -> {

@@ -8,9 +8,12 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.DecoderException;
+import io.netty.util.concurrent.GlobalEventExecutor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -42,11 +45,13 @@ public final class TransportServer implements AutoCloseable {
     private static final Logger LOG = LoggerFactory.getLogger(TransportServer.class);
 
     private final Channel serverChannel;
+    private final ChannelGroup connections;
     private final InetSocketAddress boundAddress;
     private final AtomicLong refusedHandshakes;
 
-    private TransportServer(Channel serverChannel, AtomicLong refusedHandshakes) {
+    private TransportServer(Channel serverChannel, ChannelGroup connections, AtomicLong refusedHandshakes) {
         this.serverChannel = serverChannel;
+        this.connections = connections;
         this.boundAddress = (InetSocketAddress) serverChannel.localAddress();
         this.refusedHandshakes = refusedHandshakes;
     }
@@ -67,6 +72,7 @@ public final class TransportServer implements AutoCloseable {
             throws IOException {
         SharedSecret sharedSecret = new SharedSecret(secret);
         AtomicLong refused = new AtomicLong();
+        ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         ServerBootstrap bootstrap =
                 new ServerBootstrap()
                         .group(group)
@@ -76,6 +82,7 @@ public final class TransportServer implements AutoCloseable {
                                 new ChannelInitializer<SocketChannel>() {
                                     @Override
                                     protected void initChannel(SocketChannel ch) {
+                                        connections.add(ch);
                                         ch.pipeline()
                                                 .addLast(new FrameDecoder(maxFrameSize))
                                                 .addLast(FrameEncoder.INSTANCE)
@@ -87,7 +94,7 @@ public final class TransportServer implements AutoCloseable {
             int port = ports.next();
             try {
                 Channel channel = bootstrap.bind(host, port).sync().channel();
-                return new TransportServer(channel, refused);
+                return new TransportServer(channel, connections, refused);
             } catch (Exception e) {
                 if (e instanceof BindException bind) {
                     lastFailure = bind;
@@ -110,9 +117,11 @@ public final class TransportServer implements AutoCloseable {
         return refusedHandshakes.get();
     }
 
+    /** Stops accepting and closes every accepted connection, so peers notice at once. */
     @Override
     public void close() {
         serverChannel.close().syncUninterruptibly();
+        connections.close().awaitUninterruptibly();
     }
 
     /** One per connection: runs the handshake, then hands requests to the I/O executor. */

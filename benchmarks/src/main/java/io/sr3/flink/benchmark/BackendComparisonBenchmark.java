@@ -1,0 +1,342 @@
+package io.sr3.flink.benchmark;
+
+import io.sr3.flink.harness.EmbeddedCluster;
+import io.sr3.flink.harness.FlinkSettings;
+import io.sr3.flink.harness.InJvmRing;
+import io.sr3.flink.harness.JobProbe;
+import io.sr3.flink.harness.JobProbe.CheckpointRecord;
+import io.sr3.flink.harness.MachineDescription;
+import io.sr3.flink.harness.Stats;
+import io.sr3.flink.harness.TestJobs;
+import io.sr3.flink.testjob.RunRegistry;
+import io.sr3.flink.testjob.TestJobSpec;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.jobmaster.JobResult;
+
+import javax.annotation.Nullable;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * flink-sr3 against Flink's RocksDB backend with {@code file://} checkpoints, on the same job with
+ * the same parameters, in one invocation: runs alternate A/B/A/B so that drift of a shared
+ * machine hits both sides alike.
+ *
+ * <p>Every run starts a fresh MiniCluster (and, for flink-sr3, a fresh 3-node ring) and executes:
+ * <ol>
+ *   <li><b>throughput</b>: {@link io.sr3.flink.testjob.StatefulTestJob} with a rate-unlimited source; records/s from
+ *       the last subtask RUNNING to FINISHED, checkpointing every {@link #CHECKPOINT_INTERVAL};
+ *   <li><b>checkpoints and restore</b>: the same job at a fixed rate; once the keyed state is full
+ *       and a few checkpoints completed, one failure is injected (the job's own
+ *       {@code FailureInjector}, armed from here); checkpoint durations come from Flink's checkpoint
+ *       statistics, restore times from task state timestamps.
+ * </ol>
+ * Both phases must deliver exactly the expected per-key results. Nothing here asserts a timing.
+ *
+ * <p>Usage: {@code mvn -B -q -pl benchmarks exec:exec@backend-benchmark}; the only argument is the
+ * results directory, where {@code backend-comparison-<date>.md} and {@code .json} are written.
+ */
+public final class BackendComparisonBenchmark {
+
+    /** The two sides; A runs first in every round. */
+    enum Backend {
+        SR3("flink-sr3", "flink-sr3: Sr3StateBackendFactory, sr3.working-state=rocksdb, incremental, "
+                + "checkpoints on 3 in-JVM ring nodes (loopback), replication factor 2"),
+        BASELINE("rocksdb-file", "Flink RocksDB (state.backend.type=rocksdb), incremental, "
+                + "execution.checkpointing.storage=filesystem on a local file:// directory");
+
+        final String label;
+        final String description;
+
+        Backend(String label, String description) {
+            this.label = label;
+            this.description = description;
+        }
+    }
+
+    static final int ROUNDS = 3;
+    /** Two cores: one slot per TaskManager and parallelism 2, so the keyBy shuffle crosses TaskManagers. */
+    static final int TASK_MANAGERS = 2;
+    static final int SLOTS_PER_TASK_MANAGER = 1;
+    static final int PARALLELISM = 2;
+    static final int RING_NODES = 3;
+    static final int REPLICATION_FACTOR = 2;
+    static final Duration CHECKPOINT_INTERVAL = Duration.ofSeconds(2);
+
+    /** 16,384 keys x 8 slots x 1 KiB of incompressible payload: 128 MiB of keyed state. */
+    static final int KEYS = 16_384;
+    static final int PAYLOAD_SLOTS = 8;
+    static final int PAYLOAD_BYTES = 1024;
+
+    /** Rate-unlimited phase: 3x the records that fill the state, so it also measures updates. */
+    static final long THROUGHPUT_RECORDS = 400_000;
+    /** One untimed rate-unlimited run per backend first, so that JIT warm-up does not count against run 1. */
+    static final long WARM_UP_RECORDS = 150_000;
+
+    /**
+     * Checkpoint/restore phase: 8,000 records/s fill the state after 16.4 s; the failure comes at
+     * 30 s (about 6 checkpoints of the full state before it); the input lasts 40 s.
+     */
+    static final double RATE = 8_000;
+    static final long RECORDS = 320_000;
+    static final Duration FAIL_AFTER = Duration.ofSeconds(30);
+    static final int MIN_CHECKPOINTS_BEFORE_FAILURE = 3;
+
+    static final Duration PHASE_TIMEOUT = Duration.ofMinutes(4);
+    static final String COMMAND = "mvn -B -q -pl benchmarks exec:exec@backend-benchmark";
+
+    private final long start = System.currentTimeMillis();
+    private final Path tmp;
+
+    private BackendComparisonBenchmark(Path tmp) {
+        this.tmp = tmp;
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 1) {
+            System.err.println("Usage: BackendComparisonBenchmark <results directory>");
+            System.exit(2);
+        }
+        int code;
+        try {
+            Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+            Files.createDirectories(tmp);
+            code = new BackendComparisonBenchmark(tmp).run(Path.of(args[0]));
+        } catch (Throwable t) {
+            System.out.println("BENCHMARK FAILED: " + t);
+            t.printStackTrace(System.out);
+            code = 2;
+        }
+        System.out.flush();
+        System.exit(code);
+    }
+
+    private int run(Path resultsDirectory) throws Exception {
+        MachineDescription machine = MachineDescription.ofThisMachine();
+        say("backend comparison: %d rounds x {%s, %s}; machine: %d cpus, %s, load %s", ROUNDS, Backend.SR3.label,
+                Backend.BASELINE.label, machine.processors(), machine.cpuModel(), machine.loadAverage());
+        say("job: %,d keys x %d slots x %d B = %s keyed state; throughput phase %,d records unlimited; "
+                        + "restore phase %,d records at %,.0f/s, failure after %d s",
+                KEYS, PAYLOAD_SLOTS, PAYLOAD_BYTES, Stats.bytes((double) KEYS * PAYLOAD_SLOTS * PAYLOAD_BYTES),
+                THROUGHPUT_RECORDS, RECORDS, RATE, FAIL_AFTER.toSeconds());
+        for (Backend backend : Backend.values()) {
+            warmUp(backend);
+        }
+        List<RunResult> runs = new ArrayList<>();
+        for (int round = 1; round <= ROUNDS; round++) {
+            for (Backend backend : Backend.values()) {
+                RunResult r = runOnce(backend, round);
+                runs.add(r);
+                say("%s round %d: %,.0f records/s; checkpoint median %s (state %s, %s uploaded per checkpoint); "
+                                + "failure -> running %s, -> first checkpoint %s; results %s",
+                        backend.label, round, r.recordsPerSecond(), Stats.millis(r.checkpointDurations().median()),
+                        Stats.bytes(r.checkpointStateSizes().median()), Stats.bytes(r.checkpointedSizes().mean()),
+                        Stats.millis(r.failureToRunningMillis()), Stats.millis(r.failureToFirstCheckpointMillis()),
+                        r.resultsExact() ? "exact" : "WRONG");
+            }
+        }
+        ComparisonReport report = new ComparisonReport(machine, COMMAND, parameters(), runs);
+        List<Path> written = report.write(resultsDirectory);
+        System.out.println();
+        System.out.print(report.summaryTable());
+        for (Path p : written) {
+            say("wrote %s", p);
+        }
+        boolean allExact = runs.stream().allMatch(RunResult::resultsExact);
+        if (!allExact) {
+            say("SOME RUNS DELIVERED WRONG RESULTS: the numbers are not comparable");
+        }
+        return allExact ? 0 : 1;
+    }
+
+    private RunResult runOnce(Backend backend, int round) throws Exception {
+        Path runDir = Files.createTempDirectory(tmp, backend == Backend.SR3 ? "s" : "b");
+        String name = backend.label + "-" + round + "-" + runDir.getFileName();
+        Configuration config = configuration(backend, runDir);
+        say("--- %s, round %d", backend.label, round);
+        InJvmRing ring = backend == Backend.SR3 ? InJvmRing.start(config, RING_NODES, runDir.resolve("r")) : null;
+        try (EmbeddedCluster cluster = EmbeddedCluster.start(config, TASK_MANAGERS, SLOTS_PER_TASK_MANAGER,
+                runDir.resolve("f"))) {
+            Throughput throughput = throughputPhase(cluster, config, name + "-throughput", THROUGHPUT_RECORDS);
+            return restorePhase(cluster, ring, config, name + "-restore", backend, round, throughput);
+        } finally {
+            if (ring != null) {
+                ring.close();
+            }
+            deleteQuietly(runDir);
+        }
+    }
+
+    /** A short rate-unlimited run whose numbers are thrown away. */
+    private void warmUp(Backend backend) throws Exception {
+        Path runDir = Files.createTempDirectory(tmp, "w");
+        Configuration config = configuration(backend, runDir);
+        say("--- warm-up (not measured): %s", backend.label);
+        InJvmRing ring = backend == Backend.SR3 ? InJvmRing.start(config, RING_NODES, runDir.resolve("r")) : null;
+        try (EmbeddedCluster cluster = EmbeddedCluster.start(config, TASK_MANAGERS, SLOTS_PER_TASK_MANAGER,
+                runDir.resolve("f"))) {
+            throughputPhase(cluster, config, "warm-up-" + backend.label + "-" + runDir.getFileName(), WARM_UP_RECORDS);
+        } finally {
+            if (ring != null) {
+                ring.close();
+            }
+            deleteQuietly(runDir);
+        }
+    }
+
+    private static Configuration configuration(Backend backend, Path runDir) {
+        Configuration base = FlinkSettings.common(CHECKPOINT_INTERVAL);
+        return backend == Backend.SR3
+                ? FlinkSettings.sr3(base, "bench/" + runDir.getFileName(), REPLICATION_FACTOR)
+                : FlinkSettings.rocksDbOnFiles(base, runDir.resolve("checkpoints"));
+    }
+
+    private record Throughput(long records, long millis, List<CheckpointRecord> checkpoints, boolean exact) {}
+
+    private Throughput throughputPhase(EmbeddedCluster cluster, Configuration config, String runId, long records)
+            throws Exception {
+        TestJobSpec spec = TestJobSpec.of(runId).withRecords(records, 0).withKeys(KEYS)
+                .withPayload(PAYLOAD_BYTES, PAYLOAD_SLOTS);
+        try {
+            JobID jobId = cluster.submit(TestJobs.jobGraph(config, spec, PARALLELISM));
+            JobProbe probe = new JobProbe(cluster, jobId);
+            AccessExecutionGraph g = probe.await("all tasks running", Duration.ofSeconds(60), Duration.ofMillis(20),
+                    JobProbe::allRunning);
+            long running = JobProbe.lastSwitchToRunning(g);
+            JobResult result = cluster.awaitResult(jobId, PHASE_TIMEOUT);
+            if (!result.isSuccess()) {
+                throw new IllegalStateException("Throughput job failed", result.getSerializedThrowable().orElse(null));
+            }
+            g = probe.graph();
+            long finished = g.getStatusTimestamp(JobStatus.FINISHED);
+            TestJobs.Verdict verdict = TestJobs.verify(spec);
+            Throughput t = new Throughput(spec.records(), finished - running, JobProbe.completed(g), verdict.exact());
+            say("throughput: %,d records in %s = %,.0f records/s, %d checkpoints, results %s", t.records(),
+                    Stats.millis(t.millis()), t.records() * 1000.0 / t.millis(), t.checkpoints().size(),
+                    verdict.exact() ? "exact" : "WRONG: " + verdict.firstProblem());
+            return t;
+        } finally {
+            RunRegistry.remove(runId);
+        }
+    }
+
+    private RunResult restorePhase(EmbeddedCluster cluster, @Nullable InJvmRing ring, Configuration config,
+            String runId, Backend backend, int round, Throughput throughput) throws Exception {
+        TestJobSpec spec = TestJobSpec.of(runId).withRecords(RECORDS, RATE).withKeys(KEYS)
+                .withPayload(PAYLOAD_BYTES, PAYLOAD_SLOTS).withFailure(TestJobSpec.FailureMode.WHEN_ARMED, 0);
+        long fillMillis = (long) (1000.0 * KEYS * PAYLOAD_SLOTS / RATE);
+        try {
+            JobID jobId = cluster.submit(TestJobs.jobGraph(config, spec, PARALLELISM));
+            JobProbe probe = new JobProbe(cluster, jobId);
+            AccessExecutionGraph g = probe.await("all tasks running", Duration.ofSeconds(60), Duration.ofMillis(20),
+                    JobProbe::allRunning);
+            long running = JobProbe.lastSwitchToRunning(g);
+            g = probe.await("state full and " + MIN_CHECKPOINTS_BEFORE_FAILURE + " checkpoints", PHASE_TIMEOUT,
+                    Duration.ofMillis(100),
+                    graph -> System.currentTimeMillis() - running >= FAIL_AFTER.toMillis()
+                            && JobProbe.completedCheckpoints(graph) >= MIN_CHECKPOINTS_BEFORE_FAILURE);
+            int attemptBefore = JobProbe.attempt(g);
+            long[] ringBytes = ring == null ? new long[0] : ring.bytesStoredPerNode();
+            long armed = System.currentTimeMillis();
+            RunRegistry.run(runId).armFailure();
+            g = probe.await("the restart after the injected failure", Duration.ofSeconds(120), Duration.ofMillis(20),
+                    graph -> JobProbe.attempt(graph) > attemptBefore && JobProbe.allRunning(graph));
+            long failure = JobProbe.earliestFailure(g, armed - 1);
+            if (failure == 0) {
+                failure = armed;
+            }
+            long runningAgain = JobProbe.lastSwitchToRunning(g);
+            long taskRestore = JobProbe.longestInitializationMillis(g);
+            RestoredCheckpointStats restored = JobProbe.restored(g);
+            g = probe.await("a checkpoint after the restore", Duration.ofSeconds(60), Duration.ofMillis(20),
+                    graph -> firstCheckpointAfter(graph, runningAgain) != null);
+            CheckpointRecord firstAfter = firstCheckpointAfter(g, runningAgain);
+            long firstCheckpointDone = firstAfter.triggerTimestamp() + firstAfter.endToEndMillis();
+
+            JobResult result = cluster.awaitResult(jobId, PHASE_TIMEOUT);
+            g = probe.graph();
+            TestJobs.Verdict verdict = TestJobs.verify(spec);
+            boolean exact = result.isSuccess() && verdict.exact() && throughput.exact();
+            long failureTime = failure;
+            List<CheckpointRecord> fullState = JobProbe.completed(g).stream()
+                    .filter(c -> c.triggerTimestamp() >= running + fillMillis && c.triggerTimestamp() < failureTime)
+                    .toList();
+            long ringWritten = 0;
+            if (ring != null) {
+                for (int i = 0; i < ring.size(); i++) {
+                    ringWritten += InJvmRing.metrics(ring.node(i)).bytesWritten();
+                }
+            }
+            say("restore: checkpoint %s (%s) restored; failure -> all running %s (longest task restore %s), "
+                            + "-> first checkpoint %s; results %s",
+                    restored == null ? "NONE" : restored.getCheckpointId(),
+                    restored == null ? "-" : Stats.bytes(restored.getStateSize()), Stats.millis(runningAgain - failure),
+                    Stats.millis(taskRestore), Stats.millis(firstCheckpointDone - failure),
+                    verdict.exact() ? "exact" : "WRONG: " + verdict.firstProblem());
+            return new RunResult(backend.label, round, throughput.records(), throughput.millis(), throughput.checkpoints(),
+                    fullState, restored == null ? -1 : restored.getCheckpointId(),
+                    restored == null ? 0 : restored.getStateSize(), runningAgain - failure, taskRestore,
+                    firstCheckpointDone - failure, exact, ringBytes, ringWritten);
+        } finally {
+            RunRegistry.remove(runId);
+        }
+    }
+
+    @Nullable
+    private static CheckpointRecord firstCheckpointAfter(AccessExecutionGraph g, long timestamp) {
+        for (CheckpointRecord c : JobProbe.completed(g)) {
+            if (c.triggerTimestamp() >= timestamp) {
+                return c;
+            }
+        }
+        return null;
+    }
+
+    private static Map<String, Object> parameters() {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("rounds", ROUNDS);
+        p.put("order", "A/B alternating: flink-sr3 then rocksdb-file in every round");
+        p.put("backendA", Backend.SR3.description);
+        p.put("backendB", Backend.BASELINE.description);
+        p.put("cluster", "embedded MiniCluster, " + TASK_MANAGERS + " TaskManagers x " + SLOTS_PER_TASK_MANAGER
+                + " slot, parallelism " + PARALLELISM + ", fresh cluster (and ring) per run");
+        p.put("checkpointInterval", CHECKPOINT_INTERVAL.toMillis() + " ms");
+        p.put("keys", KEYS);
+        p.put("payloadSlotsPerKey", PAYLOAD_SLOTS);
+        p.put("payloadBytes", PAYLOAD_BYTES);
+        p.put("keyedStateBytes", (long) KEYS * PAYLOAD_SLOTS * PAYLOAD_BYTES);
+        p.put("warmUp", "one untimed rate-unlimited run of " + WARM_UP_RECORDS + " records per backend before round 1");
+        p.put("throughputPhaseRecords", THROUGHPUT_RECORDS);
+        p.put("restorePhaseRecords", RECORDS);
+        p.put("restorePhaseRecordsPerSecond", RATE);
+        p.put("failureAfterMillis", FAIL_AFTER.toMillis());
+        p.put("restartStrategy", "fixed-delay, 200 ms");
+        p.put("jvm", String.join(" ", java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+                .stream().filter(a -> !a.startsWith("--add-")).toList()));
+        return p;
+    }
+
+    private void say(String format, Object... args) {
+        System.out.printf("[%6.1f s] %s%n", (System.currentTimeMillis() - start) / 1000.0, String.format(format, args));
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (Exception ignored) {
+            // best effort: target/ is cleaned by mvn clean anyway
+        }
+    }
+}

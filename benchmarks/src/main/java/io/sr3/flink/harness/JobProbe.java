@@ -1,0 +1,170 @@
+package io.sr3.flink.harness;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
+import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
+import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
+import org.apache.flink.runtime.execution.ExecutionState;
+import org.apache.flink.runtime.executiongraph.AccessExecution;
+import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
+import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+
+import javax.annotation.Nullable;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+
+/**
+ * Reads one job's progress from its execution graph: task states and attempts, and Flink's own
+ * checkpoint statistics (trigger to last acknowledgement, state size).
+ */
+public final class JobProbe {
+
+    private final EmbeddedCluster cluster;
+    private final JobID jobId;
+
+    public JobProbe(EmbeddedCluster cluster, JobID jobId) {
+        this.cluster = cluster;
+        this.jobId = jobId;
+    }
+
+    public JobID jobId() {
+        return jobId;
+    }
+
+    public AccessExecutionGraph graph() throws Exception {
+        return cluster.graph(jobId);
+    }
+
+    /** The highest attempt number over all subtasks: it grows by one with every restart. */
+    public static int attempt(AccessExecutionGraph graph) {
+        int max = 0;
+        for (AccessExecutionVertex v : graph.getAllExecutionVertices()) {
+            max = Math.max(max, v.getCurrentExecutionAttempt().getAttemptNumber());
+        }
+        return max;
+    }
+
+    /** Whether every subtask is RUNNING (or already FINISHED), so state restore is over. */
+    public static boolean allRunning(AccessExecutionGraph graph) {
+        if (graph.getState() != JobStatus.RUNNING && graph.getState() != JobStatus.FINISHED) {
+            return false;
+        }
+        for (AccessExecutionVertex v : graph.getAllExecutionVertices()) {
+            ExecutionState s = v.getExecutionState();
+            if (s != ExecutionState.RUNNING && s != ExecutionState.FINISHED) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** When the last subtask of the current attempts switched to RUNNING (epoch millis), or 0. */
+    public static long lastSwitchToRunning(AccessExecutionGraph graph) {
+        long latest = 0;
+        for (AccessExecutionVertex v : graph.getAllExecutionVertices()) {
+            latest = Math.max(latest, v.getCurrentExecutionAttempt().getStateTimestamp(ExecutionState.RUNNING));
+        }
+        return latest;
+    }
+
+    /** The longest INITIALIZING phase (state restore inside the task) of the current attempts. */
+    public static long longestInitializationMillis(AccessExecutionGraph graph) {
+        long longest = 0;
+        for (AccessExecutionVertex v : graph.getAllExecutionVertices()) {
+            AccessExecution e = v.getCurrentExecutionAttempt();
+            long init = e.getStateTimestamp(ExecutionState.INITIALIZING);
+            long running = e.getStateTimestamp(ExecutionState.RUNNING);
+            if (init > 0 && running >= init) {
+                longest = Math.max(longest, running - init);
+            }
+        }
+        return longest;
+    }
+
+    /**
+     * The earliest time (epoch millis, not before {@code notBefore}) at which a subtask attempt
+     * FAILED, from the execution histories; 0 if none did.
+     */
+    public static long earliestFailure(AccessExecutionGraph graph, long notBefore) {
+        long earliest = Long.MAX_VALUE;
+        for (AccessExecutionVertex v : graph.getAllExecutionVertices()) {
+            for (AccessExecution e : v.getExecutionHistory().getHistoricalExecutions()) {
+                long failed = e.getStateTimestamp(ExecutionState.FAILED);
+                if (failed >= notBefore && failed > 0) {
+                    earliest = Math.min(earliest, failed);
+                }
+            }
+        }
+        return earliest == Long.MAX_VALUE ? 0 : earliest;
+    }
+
+    public static long completedCheckpoints(AccessExecutionGraph graph) {
+        return graph.getCheckpointStatsSnapshot().getCounts().getNumberOfCompletedCheckpoints();
+    }
+
+    public static long failedCheckpoints(AccessExecutionGraph graph) {
+        return graph.getCheckpointStatsSnapshot().getCounts().getNumberOfFailedCheckpoints();
+    }
+
+    /** Completed checkpoints still in the statistics history (see {@code web.checkpoints.history}), oldest first. */
+    public static List<CheckpointRecord> completed(AccessExecutionGraph graph) {
+        CheckpointStatsSnapshot stats = graph.getCheckpointStatsSnapshot();
+        List<CheckpointRecord> records = new ArrayList<>();
+        for (AbstractCheckpointStats c : stats.getHistory().getCheckpoints()) {
+            if (c.getStatus() == CheckpointStatsStatus.COMPLETED) {
+                records.add(new CheckpointRecord(c.getCheckpointId(), c.getTriggerTimestamp(),
+                        c.getEndToEndDuration(), c.getStateSize(), c.getCheckpointedSize()));
+            }
+        }
+        records.sort(Comparator.comparingLong(CheckpointRecord::id));
+        return records;
+    }
+
+    @Nullable
+    public static CheckpointRecord latestCompleted(AccessExecutionGraph graph) {
+        List<CheckpointRecord> all = completed(graph);
+        return all.isEmpty() ? null : all.get(all.size() - 1);
+    }
+
+    @Nullable
+    public static RestoredCheckpointStats restored(AccessExecutionGraph graph) {
+        return graph.getCheckpointStatsSnapshot().getLatestRestoredCheckpoint();
+    }
+
+    /** Polls until the condition holds on a fresh graph, every {@code every}, failing after {@code timeout}. */
+    public AccessExecutionGraph await(String what, Duration timeout, Duration every, GraphCondition condition)
+            throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            AccessExecutionGraph g = graph();
+            if (condition.test(g)) {
+                return g;
+            }
+            if (g.getState().isGloballyTerminalState()) {
+                throw new IllegalStateException("Job " + jobId + " ended (" + g.getState() + ") while waiting for: " + what
+                        + (g.getFailureInfo() != null ? "; failure: " + g.getFailureInfo().getExceptionAsString() : ""));
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("Timed out after " + timeout + " waiting for: " + what
+                        + " (job " + g.getState() + ", attempt " + attempt(g) + ", completed checkpoints "
+                        + completedCheckpoints(g) + ")");
+            }
+            Thread.sleep(every.toMillis());
+        }
+    }
+
+    /** A condition on an execution graph snapshot. */
+    @FunctionalInterface
+    public interface GraphCondition {
+        boolean test(AccessExecutionGraph graph) throws Exception;
+    }
+
+    /** One completed checkpoint as Flink's statistics saw it. */
+    public record CheckpointRecord(long id, long triggerTimestamp, long endToEndMillis, long stateSize,
+            long checkpointedSize) {}
+}
