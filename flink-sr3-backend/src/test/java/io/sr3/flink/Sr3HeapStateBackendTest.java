@@ -1,15 +1,14 @@
 package io.sr3.flink;
 
 import io.sr3.flink.node.TestingRing;
+import io.sr3.flink.node.TestingRingExtension;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.runtime.state.CheckpointStorage;
 import org.apache.flink.runtime.state.ConfigurableStateBackend;
 import org.apache.flink.runtime.state.HashMapStateBackendTest;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.UUID;
 
@@ -22,25 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class Sr3HeapStateBackendTest extends HashMapStateBackendTest {
 
-    @TempDir static java.nio.file.Path storeRoot;
-
-    private static TestingRing ring;
-
-    @BeforeAll
-    static void startRing() throws Exception {
-        ring = TestingRing.start(3, TestingRing.testConfig(), storeRoot);
-    }
-
-    @AfterAll
-    static void stopRing() {
-        try {
-            // The suite must really have gone through the ring, not through some fallback.
-            assertThat(ring.node(0).metrics().bytesWritten.get()).isPositive();
-            assertThat(ring.node(0).metrics().bytesRead.get()).isPositive();
-        } finally {
-            ring.close();
-        }
-    }
+    @RegisterExtension
+    static final TestingRingExtension RING = new TestingRingExtension(Sr3HeapStateBackendTest::assertSuiteUsedTheRing);
 
     @Override
     protected ConfigurableStateBackend getStateBackend() {
@@ -52,6 +34,12 @@ class Sr3HeapStateBackendTest extends HashMapStateBackendTest {
     @Override
     protected CheckpointStorage getCheckpointStorage() {
         return sr3Storage();
+    }
+
+    /** The suite must really have gone through the ring, not through some fallback. */
+    static void assertSuiteUsedTheRing(TestingRing ring) {
+        assertThat(ring.node(0).metrics().bytesWritten.get()).isPositive();
+        assertThat(ring.node(0).metrics().bytesRead.get()).isPositive();
     }
 
     /** Checkpoint storage on a fresh sr3:// directory that inlines nothing into metadata. */

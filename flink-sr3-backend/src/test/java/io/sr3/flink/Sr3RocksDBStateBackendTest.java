@@ -1,6 +1,6 @@
 package io.sr3.flink;
 
-import io.sr3.flink.node.TestingRing;
+import io.sr3.flink.node.TestingRingExtension;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.state.CheckpointStorage;
@@ -10,14 +10,10 @@ import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
 import org.apache.flink.testutils.junit.extensions.parameterized.Parameter;
 import org.apache.flink.testutils.junit.extensions.parameterized.ParameterizedTestExtension;
 import org.apache.flink.testutils.junit.extensions.parameterized.Parameters;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.extension.ExtendWith;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.List;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Flink's state backend contract ({@code StateBackendTestBase}) for flink-sr3 with RocksDB
@@ -27,31 +23,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 @ExtendWith(ParameterizedTestExtension.class)
 class Sr3RocksDBStateBackendTest extends StateBackendTestBase<EmbeddedRocksDBStateBackend> {
 
-    @TempDir static java.nio.file.Path storeRoot;
-
-    private static TestingRing ring;
+    @RegisterExtension
+    static final TestingRingExtension RING = new TestingRingExtension(Sr3HeapStateBackendTest::assertSuiteUsedTheRing);
 
     @Parameter public boolean incremental;
 
     @Parameters(name = "incremental={0}")
     public static List<Boolean> modes() {
         return List.of(true, false);
-    }
-
-    @BeforeAll
-    static void startRing() throws Exception {
-        ring = TestingRing.start(3, TestingRing.testConfig(), storeRoot);
-    }
-
-    @AfterAll
-    static void stopRing() {
-        try {
-            // The suite must really have gone through the ring, not through some fallback.
-            assertThat(ring.node(0).metrics().bytesWritten.get()).isPositive();
-            assertThat(ring.node(0).metrics().bytesRead.get()).isPositive();
-        } finally {
-            ring.close();
-        }
     }
 
     @Override

@@ -6,46 +6,26 @@ import io.sr3.flink.testjob.TestJobSpec;
 import io.sr3.flink.testjob.TestJobSpec.FailureMode;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.runtime.jobmaster.JobResult;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.nio.file.Path;
 
 import static io.sr3.flink.it.Sr3ITCaseSupport.assertExactResults;
 import static io.sr3.flink.it.Sr3ITCaseSupport.assertSucceeded;
-import static io.sr3.flink.it.Sr3ITCaseSupport.runId;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Exactly-once results through Flink failovers with checkpoints on the sr3 ring, for both
  * working-state modes: a task failure, and the loss of a TaskManager.
  */
-class Sr3FailoverITCase {
+class Sr3FailoverITCase extends Sr3ClusterTestBase {
 
-    @TempDir
-    Path tempDir;
-
-    private Sr3TestCluster cluster;
-    private String runId;
-
-    @AfterEach
-    void tearDown() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
-        if (runId != null) {
-            RunRegistry.remove(runId);
-        }
-    }
 
     /** (a) A task throws once after a completed checkpoint; the job restores from the ring. */
     @ParameterizedTest(name = "{0}")
     @EnumSource(WorkingState.class)
     void exactResultAfterTaskFailure(WorkingState workingState) throws Exception {
-        cluster = new Sr3TestCluster(tempDir, workingState, 3);
-        runId = runId("task-failure", workingState);
+        start("task-failure", workingState, 3);
         TestJobSpec spec = TestJobSpec.of(runId).withFailure(FailureMode.AFTER_CHECKPOINT, 300);
 
         JobID job = cluster.submit(spec, 2, cluster.jobConfiguration(c -> {}));
@@ -62,8 +42,7 @@ class Sr3FailoverITCase {
     @ParameterizedTest(name = "{0}")
     @EnumSource(WorkingState.class)
     void exactResultAfterTaskManagerLoss(WorkingState workingState) throws Exception {
-        cluster = new Sr3TestCluster(tempDir, workingState, 3);
-        runId = runId("tm-loss", workingState);
+        start("tm-loss", workingState, 3);
         TestJobSpec spec = TestJobSpec.of(runId).withRecords(6_000, 1_500);
         RunRegistry.Run run = RunRegistry.run(runId);
 

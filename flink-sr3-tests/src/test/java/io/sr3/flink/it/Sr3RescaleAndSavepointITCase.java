@@ -10,8 +10,6 @@ import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobmaster.JobResult;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -22,37 +20,20 @@ import java.util.concurrent.TimeUnit;
 
 import static io.sr3.flink.it.Sr3ITCaseSupport.assertExactResults;
 import static io.sr3.flink.it.Sr3ITCaseSupport.assertSucceeded;
-import static io.sr3.flink.it.Sr3ITCaseSupport.runId;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A run stopped part-way and resubmitted as a new job: from a retained sr3:// checkpoint at
  * another parallelism, and from a stop-with-savepoint into a file:// directory.
  */
-class Sr3RescaleAndSavepointITCase {
+class Sr3RescaleAndSavepointITCase extends Sr3ClusterTestBase {
 
-    @TempDir
-    Path tempDir;
-
-    private Sr3TestCluster cluster;
-    private String runId;
-
-    @AfterEach
-    void tearDown() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
-        if (runId != null) {
-            RunRegistry.remove(runId);
-        }
-    }
 
     /** (d) Retained checkpoint taken at parallelism 2, job cancelled, resumed at parallelism 3. */
     @ParameterizedTest(name = "{0}")
     @EnumSource(WorkingState.class)
     void resumesFromRetainedCheckpointAtAnotherParallelism(WorkingState workingState) throws Exception {
-        cluster = new Sr3TestCluster(tempDir, workingState, 3);
-        runId = runId("rescale", workingState);
+        start("rescale", workingState, 3);
         TestJobSpec spec = TestJobSpec.of(runId).withRecords(6_000, 1_500);
         RunRegistry.Run run = RunRegistry.run(runId);
 
@@ -78,8 +59,7 @@ class Sr3RescaleAndSavepointITCase {
     @ParameterizedTest(name = "{0}")
     @EnumSource(WorkingState.class)
     void resumesFromStopWithSavepoint(WorkingState workingState) throws Exception {
-        cluster = new Sr3TestCluster(tempDir, workingState, 3);
-        runId = runId("savepoint", workingState);
+        start("savepoint", workingState, 3);
         TestJobSpec spec = TestJobSpec.of(runId).withRecords(6_000, 1_500);
         RunRegistry.Run run = RunRegistry.run(runId);
         String savepointDirectory = tempDir.resolve("savepoints").toUri().toString();

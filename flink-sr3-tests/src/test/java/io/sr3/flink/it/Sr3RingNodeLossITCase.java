@@ -14,20 +14,16 @@ import org.apache.flink.configuration.ExternalizedCheckpointRetention;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.util.SerializedThrowable;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import java.io.FileNotFoundException;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
 import static io.sr3.flink.it.Sr3ITCaseSupport.assertExactResults;
 import static io.sr3.flink.it.Sr3ITCaseSupport.assertSucceeded;
 import static io.sr3.flink.it.Sr3ITCaseSupport.causeTree;
-import static io.sr3.flink.it.Sr3ITCaseSupport.runId;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -39,30 +35,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  * was written while every node was up (a checkpoint written after the loss would not prove
  * anything, and with two nodes lost it could even be complete on the last one).
  */
-class Sr3RingNodeLossITCase {
+class Sr3RingNodeLossITCase extends Sr3ClusterTestBase {
 
-    @TempDir
-    Path tempDir;
-
-    private Sr3TestCluster cluster;
-    private String runId;
-
-    @AfterEach
-    void tearDown() throws Exception {
-        if (cluster != null) {
-            cluster.close();
-        }
-        if (runId != null) {
-            RunRegistry.remove(runId);
-        }
-    }
 
     /** (c) The FileSystem's own node (first replica of everything) stops; a task fails; restore from the other replicas. */
     @ParameterizedTest(name = "{0}")
     @EnumSource(WorkingState.class)
     void restoresFromSurvivingReplicasAfterLosingOneNode(WorkingState workingState) throws Exception {
-        cluster = new Sr3TestCluster(tempDir, workingState, 3);
-        runId = runId("one-node-lost", workingState);
+        start("one-node-lost", workingState, 3);
         TestJobSpec spec = TestJobSpec.of(runId).withRecords(6_000, 1_500).withFailure(FailureMode.WHEN_ARMED, 0);
         RunRegistry.Run run = RunRegistry.run(runId);
         List<RingNode> nodes = cluster.nodes();
@@ -93,8 +73,7 @@ class Sr3RingNodeLossITCase {
     @ParameterizedTest(name = "{0}")
     @EnumSource(WorkingState.class)
     void failsWithoutResultWhenMoreReplicasAreLostThanTolerated(WorkingState workingState) throws Exception {
-        cluster = new Sr3TestCluster(tempDir, workingState, 3);
-        runId = runId("two-nodes-lost", workingState);
+        start("two-nodes-lost", workingState, 3);
         TestJobSpec spec = TestJobSpec.of(runId).withRecords(6_000, 1_500).withFailure(FailureMode.WHEN_ARMED, 0);
         RunRegistry.Run run = RunRegistry.run(runId);
         List<RingNode> nodes = cluster.nodes();
