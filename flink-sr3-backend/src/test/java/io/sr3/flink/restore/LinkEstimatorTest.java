@@ -1,0 +1,45 @@
+package io.sr3.flink.restore;
+
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
+
+class LinkEstimatorTest {
+
+    private static final Link DEFAULT = new Link(100e6, Duration.ofMillis(1));
+
+    @Test
+    void unobservedPeerGetsTheDefault() {
+        assertThat(new LinkEstimator(0.5, DEFAULT).link("h0")).isEqualTo(DEFAULT);
+    }
+
+    @Test
+    void firstSampleIsTakenAsIsThenAveraged() {
+        LinkEstimator estimator = new LinkEstimator(0.5, DEFAULT);
+        estimator.recordTransfer("h0", 10_000_000, Duration.ofMillis(100)); // 100 MB/s
+        assertThat(estimator.link("h0").bytesPerSecond()).isCloseTo(100e6, within(1.0));
+        estimator.recordTransfer("h0", 10_000_000, Duration.ofMillis(50)); // 200 MB/s
+        assertThat(estimator.link("h0").bytesPerSecond()).isCloseTo(150e6, within(1.0));
+        assertThat(estimator.link("h0").roundTrip()).isEqualTo(DEFAULT.roundTrip());
+    }
+
+    @Test
+    void smallTransfersDoNotCountAsBandwidth() {
+        LinkEstimator estimator = new LinkEstimator(0.5, DEFAULT);
+        estimator.recordTransfer("h0", 1000, Duration.ofMillis(10));
+        assertThat(estimator.link("h0")).isEqualTo(DEFAULT);
+    }
+
+    @Test
+    void roundTripsAreAveragedSeparately() {
+        LinkEstimator estimator = new LinkEstimator(0.25, DEFAULT);
+        estimator.recordRoundTrip("h1", Duration.ofMillis(40));
+        estimator.recordRoundTrip("h1", Duration.ofMillis(0));
+        assertThat(estimator.link("h1").roundTrip()).isEqualTo(Duration.ofMillis(30));
+        assertThat(estimator.link("h1").bytesPerSecond()).isEqualTo(DEFAULT.bytesPerSecond());
+        assertThat(estimator.links()).containsOnlyKeys("h1");
+    }
+}
