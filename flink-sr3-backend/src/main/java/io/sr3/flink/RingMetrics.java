@@ -28,6 +28,11 @@ final class RingMetrics {
         gauge(group, "bytesReadRemote", node -> node.metrics().bytesReadRemote.get());
         gauge(group, "replicaFallbacks", node -> node.metrics().replicaFallbacks.get());
         gauge(group, "underReplicatedWrites", node -> node.metrics().underReplicatedWrites.get());
+        gauge(group, "underReplicatedBlocks", node -> node.metrics().underReplicatedBlocks.get());
+        gauge(group, "blocksReReplicated", node -> node.metrics().blocksReReplicated.get());
+        gauge(group, "bytesReReplicated", node -> node.metrics().bytesReReplicated.get());
+        gauge(group, "orphanBlocksSwept", node -> node.metrics().orphanBlocksSwept.get());
+        gauge(group, "orphanBytesSwept", node -> node.metrics().orphanBytesSwept.get());
     }
 
     private static void gauge(MetricGroup group, String name, ToLongFunction<RingNode> value) {

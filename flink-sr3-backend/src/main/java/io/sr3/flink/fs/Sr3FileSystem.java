@@ -232,8 +232,19 @@ public final class Sr3FileSystem extends FileSystem {
 
     // ------------------------------------------------------------------ helpers
 
-    private static RingNode node() throws IOException {
-        return LocalRing.current();
+    /** This process's ring node, with replica repair and the orphan sweep running on it if it stores replicas. */
+    static RingNode node() throws IOException {
+        RingNode node = LocalRing.current();
+        if (!node.isClient()) {
+            ReplicaRepairer repairer = new ReplicaRepairer(node);
+            if (node.scheduleMaintenance(ReplicaRepairer.TASK_NAME, repairer, node.config().repairInterval())) {
+                node.registerStat("auditUnderReplicatedBlocks", () -> repairer.audit()[0]);
+                node.registerStat("auditBlocksInOneZone", () -> repairer.audit()[1]);
+            }
+            node.scheduleMaintenance(OrphanSweeper.TASK_NAME, new OrphanSweeper(node, System::currentTimeMillis),
+                    node.config().orphanGracePeriod());
+        }
+        return node;
     }
 
     @Nullable

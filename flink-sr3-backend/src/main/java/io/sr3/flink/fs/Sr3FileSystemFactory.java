@@ -1,10 +1,14 @@
 package io.sr3.flink.fs;
 
 import io.sr3.flink.Sr3Options;
+import io.sr3.flink.node.NodeConfig;
+import io.sr3.flink.node.RingRole;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.FileSystemFactory;
+import org.slf4j.LoggerFactory;
 
+import java.io.IOException;
 import java.net.URI;
 
 /**
@@ -13,7 +17,10 @@ import java.net.URI;
  *
  * <p>Flink configures it with the process configuration; when that holds {@code sr3.*} keys they
  * become the configuration of this process's ring node ({@code io.sr3.flink.node.LocalRing}). Creating a file system starts nothing: the
- * node starts on the first file operation.
+ * node starts on the first file operation, except in a process whose configuration names
+ * {@code sr3.ring.seeds} and has the {@code storage} role (a TaskManager of a real cluster): its
+ * node starts in the background as soon as Flink initializes its file systems, so that it is a
+ * member of the ring before the JobManager writes the first checkpoint directory.
  */
 public final class Sr3FileSystemFactory implements FileSystemFactory {
 
@@ -26,7 +33,19 @@ public final class Sr3FileSystemFactory implements FileSystemFactory {
 
     @Override
     public void configure(Configuration config) {
-        Sr3Options.offerToLocalRing(config);
+        NodeConfig nodeConfig = Sr3Options.offerToLocalRing(config);
+        if (Sr3Options.hasSr3Keys(config) && nodeConfig.role() == RingRole.STORAGE && !nodeConfig.seeds().isEmpty()) {
+            Thread starter = new Thread(() -> {
+                try {
+                    Sr3FileSystem.node();
+                } catch (IOException | RuntimeException e) {
+                    LoggerFactory.getLogger(Sr3FileSystemFactory.class)
+                            .warn("Could not start the sr3 ring node of this process; it will start on first use", e);
+                }
+            }, "sr3-ring-start");
+            starter.setDaemon(true);
+            starter.start();
+        }
     }
 
     @Override

@@ -61,12 +61,14 @@ public final class LocalRing {
         }
     }
 
-    /** Members of the nodes running in this JVM. */
+    /** Members of the storage nodes running in this JVM (client nodes are never members). */
     public static List<Member> members() {
         synchronized (LOCK) {
             List<Member> members = new ArrayList<>(NODES.size());
             for (RingNode node : NODES) {
-                members.add(node.self());
+                if (!node.isClient()) {
+                    members.add(node.self());
+                }
             }
             return members;
         }

@@ -25,6 +25,11 @@ import java.util.Objects;
  * @param pingInterval how often the failure detector probes each member
  * @param failureTimeout how long a member may stay silent before it leaves placement
  * @param blockSize the size files are cut into
+ * @param role whether this node holds replicas or only reads and writes through the ring
+ * @param repairInterval how often a storage node looks for blocks that fell under the
+ *     replication factor after a membership change
+ * @param storeMaxBytes the most bytes this node's store may hold; {@code Long.MAX_VALUE} for no limit
+ * @param orphanGracePeriod how old a block no manifest references must be before it is deleted
  */
 public record NodeConfig(
         String host,
@@ -40,7 +45,11 @@ public record NodeConfig(
         Duration requestTimeout,
         Duration pingInterval,
         Duration failureTimeout,
-        int blockSize) {
+        int blockSize,
+        RingRole role,
+        Duration repairInterval,
+        long storeMaxBytes,
+        Duration orphanGracePeriod) {
 
     /** Bytes a block frame adds around the block: frame header plus the PUT key prefix. */
     public static final int BLOCK_FRAME_OVERHEAD = 1024;
@@ -69,7 +78,28 @@ public record NodeConfig(
         requirePositive(requestTimeout, "requestTimeout");
         requirePositive(pingInterval, "pingInterval");
         requirePositive(failureTimeout, "failureTimeout");
+        Objects.requireNonNull(role, "role");
+        requirePositive(repairInterval, "repairInterval");
+        requirePositive(orphanGracePeriod, "orphanGracePeriod");
+        if (storeMaxBytes < 1) {
+            throw new IllegalArgumentException("storeMaxBytes must be positive, was " + storeMaxBytes);
+        }
     }
+
+    /** A storage node with the default repair interval. */
+    public NodeConfig(String host, List<Integer> ports, List<String> seeds, int replicationFactor, String zone,
+            int virtualNodes, @Nullable Path storeDirectory, boolean fsync, @Nullable String secret, int maxFrameSize,
+            Duration requestTimeout, Duration pingInterval, Duration failureTimeout, int blockSize) {
+        this(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret, maxFrameSize,
+                requestTimeout, pingInterval, failureTimeout, blockSize, RingRole.STORAGE, DEFAULT_REPAIR_INTERVAL,
+                Long.MAX_VALUE, DEFAULT_ORPHAN_GRACE_PERIOD);
+    }
+
+    /** The default of {@code sr3.repair.interval}. */
+    public static final Duration DEFAULT_REPAIR_INTERVAL = Duration.ofSeconds(1);
+
+    /** The default of {@code sr3.store.orphan-grace-period}. */
+    public static final Duration DEFAULT_ORPHAN_GRACE_PERIOD = Duration.ofMinutes(10);
 
     private static void requirePositive(Duration value, String name) {
         if (value == null || value.isZero() || value.isNegative()) {
@@ -80,19 +110,36 @@ public record NodeConfig(
     /** A copy listening on another port and storing in another directory: for extra nodes in one JVM. */
     public NodeConfig withPortAndStore(int port, @Nullable Path store) {
         return new NodeConfig(host, List.of(port), seeds, replicationFactor, zone, virtualNodes, store, fsync, secret,
-                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize);
+                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
+                storeMaxBytes, orphanGracePeriod);
     }
 
     /** A copy with another shared secret: for tests of the handshake. */
     public NodeConfig withSecret(@Nullable String newSecret) {
         return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, newSecret,
-                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize);
+                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
+                storeMaxBytes, orphanGracePeriod);
     }
 
     /** A copy with other seeds. */
     public NodeConfig withSeeds(List<String> newSeeds) {
         return new NodeConfig(host, ports, newSeeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
-                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize);
+                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
+                storeMaxBytes, orphanGracePeriod);
+    }
+
+    /** A copy with another store limit and orphan grace period. */
+    public NodeConfig withStoreLimits(long newStoreMaxBytes, Duration newOrphanGracePeriod) {
+        return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
+                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
+                newStoreMaxBytes, newOrphanGracePeriod);
+    }
+
+    /** A copy with another role. */
+    public NodeConfig withRole(RingRole newRole) {
+        return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
+                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, newRole, repairInterval,
+                storeMaxBytes, orphanGracePeriod);
     }
 
     /** Defaults for a single-host ring, as the option defaults say. */

@@ -18,4 +18,19 @@ public final class NodeMetrics {
     public final AtomicLong bytesRead = new AtomicLong();
     /** Of {@link #bytesRead}, the bytes that came from another node. */
     public final AtomicLong bytesReadRemote = new AtomicLong();
+    /**
+     * Blocks this node is responsible for repairing that had fewer live replicas than the
+     * replication factor at the end of its latest repair scan (0 once the factor holds again).
+     */
+    public final AtomicLong underReplicatedBlocks = new AtomicLong();
+    /** Block replicas this node copied to new holders after a member left. */
+    public final AtomicLong blocksReReplicated = new AtomicLong();
+    /** Bytes of {@link #blocksReReplicated}. */
+    public final AtomicLong bytesReReplicated = new AtomicLong();
+    /** Blocks no manifest referenced, deleted after the grace period. */
+    public final AtomicLong orphanBlocksSwept = new AtomicLong();
+    /** Bytes of {@link #orphanBlocksSwept}. */
+    public final AtomicLong orphanBytesSwept = new AtomicLong();
+    /** Completed repair scans. */
+    public final AtomicLong repairScans = new AtomicLong();
 }

@@ -42,9 +42,11 @@ final class NodeRequestHandler implements RequestHandler {
                     yield ok();
                 }
                 case LIST_KEYS -> data(Payloads.stringList(node.store().keys(Payloads.utf8(request.payload()))));
+                case STATS -> data(Payloads.longMap(node.stats()));
                 case PING -> {
-                    Member sender = MemberCodec.decode(request.payload());
-                    node.membership().add(sender);
+                    if (request.payload().length > 0) { // empty: a client node, never a member
+                        node.membership().add(MemberCodec.decode(request.payload()));
+                    }
                     List<Member> live = new ArrayList<>();
                     live.add(node.self());
                     for (Member m : node.membership().members()) {
@@ -63,6 +65,9 @@ final class NodeRequestHandler implements RequestHandler {
             return error(ErrorCode.CORRUPT, e.getMessage());
         } catch (IllegalArgumentException | java.nio.BufferUnderflowException e) {
             return error(ErrorCode.BAD_REQUEST, String.valueOf(e.getMessage()));
+        } catch (io.sr3.flink.store.StoreFullException e) {
+            LOG.info("[{}] refused a block from {}: {}", node.self().id(), remote, e.getMessage());
+            return error(ErrorCode.STORE_FAILED, e.getMessage());
         } catch (IOException e) {
             LOG.warn("[{}] {} from {} failed", node.self().id(), request.type(), remote, e);
             return error(request.type() == MessageType.PUT_BLOCK ? ErrorCode.STORE_FAILED : ErrorCode.INTERNAL, e.getMessage());

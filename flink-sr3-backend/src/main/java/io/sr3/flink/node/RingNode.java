@@ -22,13 +22,19 @@ import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongSupplier;
 
 /**
  * One storage node of the ring: a Netty server over a local {@link BlockStore}, a client to the
@@ -50,6 +56,12 @@ public final class RingNode implements AutoCloseable {
     private final EventLoopGroup eventLoops;
     private final ExecutorService ioExecutor;
     private final ScheduledExecutorService scheduler;
+    /** Runs background upkeep (replica repair) that does blocking ring I/O, one task at a time. */
+    private final ScheduledExecutorService maintenance;
+    private final Set<String> maintenanceTasks = ConcurrentHashMap.newKeySet();
+    /** Counters computed on demand by maintenance tasks, added to {@link #stats()}. */
+    private final Map<String, LongSupplier> extraStats = new ConcurrentSkipListMap<>();
+    private volatile boolean repairPending;
     private final TransportServer server;
     private final TransportClient client;
     private final FailureDetector failureDetector;
@@ -62,6 +74,7 @@ public final class RingNode implements AutoCloseable {
         this.eventLoops = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("sr3-netty", true), NioIoHandler.newFactory());
         this.ioExecutor = Executors.newFixedThreadPool(4, new DefaultThreadFactory("sr3-io", true));
         this.scheduler = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("sr3-detector", true));
+        this.maintenance = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("sr3-maintenance", true));
         TransportServer boundServer = null;
         try {
             NodeRequestHandler handler = new NodeRequestHandler(this);
@@ -72,8 +85,9 @@ public final class RingNode implements AutoCloseable {
             Path storeDir = config.storeDirectory() != null
                     ? config.storeDirectory()
                     : Paths.get(System.getProperty("java.io.tmpdir"), "sr3-store", self.host() + "_" + self.port());
-            this.store = new BlockStore(storeDir, config.fsync());
-            this.membership = new Membership(self, config.virtualNodes());
+            this.store = new BlockStore(storeDir, config.fsync(), config.storeMaxBytes());
+            // A client is never a member: not even of its own placement snapshot.
+            this.membership = new Membership(config.role() == RingRole.CLIENT ? null : self, config.virtualNodes());
             this.client = new TransportClient(eventLoops, config.secret(), config.maxFrameSize(), config.requestTimeout());
             this.storage = new RingStorage(this);
             this.failureDetector = new FailureDetector(this, System::nanoTime);
@@ -97,9 +111,9 @@ public final class RingNode implements AutoCloseable {
                     + "write checkpoint blocks. Set sr3.transport.secret on every node to require a shared secret.",
                     node.self.id(), node.self.id());
         }
-        LOG.info("[{}] sr3 ring node started: store {} ({} bytes present), replication factor {}, block size {}, seeds {}",
-                node.self.id(), node.store.directory(), node.store.bytesStored(), config.replicationFactor(),
-                config.blockSize(), config.seeds());
+        LOG.info("[{}] sr3 ring node started as {}: store {} ({} bytes present), replication factor {}, block size {}, "
+                + "seeds {}", node.self.id(), config.role().name().toLowerCase(), node.store.directory(),
+                node.store.bytesStored(), config.replicationFactor(), config.blockSize(), config.seeds());
         LocalRing.register(node);
         node.failureDetector.runRound().join();
         node.scheduler.scheduleWithFixedDelay(() -> node.failureDetector.runRound(),
@@ -145,6 +159,64 @@ public final class RingNode implements AutoCloseable {
         return !closed.get();
     }
 
+    /** Whether this node only reads and writes through the ring ({@code sr3.ring.role: client}). */
+    public boolean isClient() {
+        return config.role() == RingRole.CLIENT;
+    }
+
+    /**
+     * Runs {@code task} every {@code interval} on this node's maintenance thread, once per name:
+     * a second call with the same name does nothing. Tasks may block on ring I/O; they never run
+     * concurrently with each other. An exception is logged and the task runs again next time.
+     *
+     * @return whether the task was scheduled by this call
+     */
+    public boolean scheduleMaintenance(String name, Runnable task, Duration interval) {
+        if (closed.get() || !maintenanceTasks.add(name)) {
+            return false;
+        }
+        maintenance.scheduleWithFixedDelay(() -> {
+            try {
+                task.run();
+            } catch (RuntimeException e) {
+                LOG.warn("[{}] {} failed; will run again in {} ms", self.id(), name, interval.toMillis(), e);
+            }
+        }, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+        return true;
+    }
+
+    /** This node's counters by name, as answered to {@code STATS} requests. */
+    public Map<String, Long> stats() {
+        Map<String, Long> stats = new LinkedHashMap<>();
+        stats.put("client", isClient() ? 1L : 0L);
+        stats.put("ringSize", (long) membership.members().size());
+        stats.put("bytesStored", store.bytesStored());
+        stats.put("bytesWritten", metrics.bytesWritten.get());
+        stats.put("bytesRead", metrics.bytesRead.get());
+        stats.put("bytesReadRemote", metrics.bytesReadRemote.get());
+        stats.put("replicaFallbacks", metrics.replicaFallbacks.get());
+        stats.put("underReplicatedWrites", metrics.underReplicatedWrites.get());
+        stats.put("underReplicatedBlocks", metrics.underReplicatedBlocks.get());
+        stats.put("blocksReReplicated", metrics.blocksReReplicated.get());
+        stats.put("bytesReReplicated", metrics.bytesReReplicated.get());
+        stats.put("repairScans", metrics.repairScans.get());
+        stats.put("orphanBlocksSwept", metrics.orphanBlocksSwept.get());
+        stats.put("orphanBytesSwept", metrics.orphanBytesSwept.get());
+        stats.put("repairPending", repairPending ? 1L : 0L);
+        extraStats.forEach((name, value) -> stats.put(name, value.getAsLong()));
+        return stats;
+    }
+
+    /** Adds a counter computed on demand to {@link #stats()}, e.g. an audit by a maintenance task. */
+    public void registerStat(String name, LongSupplier value) {
+        extraStats.put(name, value);
+    }
+
+    /** Set by the repair task: whether membership changed since its last scan that found nothing to repair. */
+    public void setRepairPending(boolean pending) {
+        this.repairPending = pending;
+    }
+
     // ------------------------------------------------------------------ single-node primitives
 
     /** Stores a block on one node. */
@@ -188,7 +260,8 @@ public final class RingNode implements AutoCloseable {
 
     /** Probes a peer; the answer is its live member list, itself first. */
     CompletableFuture<List<Member>> ping(java.net.InetSocketAddress peer, Duration deadline) {
-        return client.request(peer, MessageType.PING, MemberCodec.encode(self), deadline)
+        byte[] sender = isClient() ? new byte[0] : MemberCodec.encode(self);
+        return client.request(peer, MessageType.PING, sender, deadline)
                 .thenApply(f -> MemberCodec.decodeList(f.payload()));
     }
 
@@ -230,6 +303,7 @@ public final class RingNode implements AutoCloseable {
 
     private void shutdownThreads() {
         scheduler.shutdownNow();
+        maintenance.shutdownNow();
         ioExecutor.shutdownNow();
         eventLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }

@@ -50,16 +50,29 @@ public final class BlockStore {
 
     private final Path directory;
     private final boolean fsync;
+    /** Bytes of complete blocks plus bytes reserved by writes in progress. */
     private final AtomicLong bytesStored = new AtomicLong();
+    private final long maxBytes;
+
+    /** A store without a size limit. */
+    public BlockStore(Path directory, boolean fsync) throws IOException {
+        this(directory, fsync, Long.MAX_VALUE);
+    }
 
     /**
      * Opens (and creates) the store directory, removing temporary files a crashed writer left.
      *
      * @param fsync whether each block is forced to disk before it is acknowledged
+     * @param maxBytes the most bytes (headers included) the store may hold; a put that would pass
+     *     it fails with {@link StoreFullException} before anything is written
      */
-    public BlockStore(Path directory, boolean fsync) throws IOException {
+    public BlockStore(Path directory, boolean fsync, long maxBytes) throws IOException {
+        if (maxBytes < 1) {
+            throw new IllegalArgumentException("maxBytes must be positive, was " + maxBytes);
+        }
         this.directory = Files.createDirectories(directory);
         this.fsync = fsync;
+        this.maxBytes = maxBytes;
         long existing = 0;
         try (DirectoryStream<Path> files = Files.newDirectoryStream(directory)) {
             for (Path file : files) {
@@ -82,9 +95,38 @@ public final class BlockStore {
         return bytesStored.get();
     }
 
-    /** Stores a block, replacing any block with the same key. Atomic: no torn block is ever visible. */
+    /**
+     * Stores a block, replacing any block with the same key. Atomic: no torn block is ever visible.
+     *
+     * @throws StoreFullException if the block does not fit under the store's size limit; nothing
+     *     was written then
+     */
     public void put(String key, byte[] data) throws IOException {
         Path target = fileOf(key);
+        long growth = HEADER_SIZE + (long) data.length - sizeOrZero(target);
+        reserve(key, growth);
+        try {
+            write(key, target, data);
+        } catch (IOException | RuntimeException e) {
+            bytesStored.addAndGet(-growth);
+            throw e;
+        }
+    }
+
+    /** Counts {@code growth} bytes as stored if they fit under the limit; shrinking always fits. */
+    private void reserve(String key, long growth) throws StoreFullException {
+        while (true) {
+            long current = bytesStored.get();
+            if (growth > 0 && current + growth > maxBytes) {
+                throw new StoreFullException(key, growth, current, maxBytes, directory);
+            }
+            if (bytesStored.compareAndSet(current, current + growth)) {
+                return;
+            }
+        }
+    }
+
+    private void write(String key, Path target, byte[] data) throws IOException {
         Path temp = directory.resolve(TEMP_PREFIX + UUID.randomUUID());
         CRC32C crc = new CRC32C();
         crc.update(data);
@@ -102,9 +144,21 @@ public final class BlockStore {
             Files.deleteIfExists(temp);
             throw new IOException("Could not write block " + key + " to " + directory + ": " + e.getMessage(), e);
         }
-        long previous = sizeOrZero(target);
-        Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        bytesStored.addAndGet(HEADER_SIZE + data.length - previous);
+        try {
+            Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        } catch (IOException e) {
+            Files.deleteIfExists(temp);
+            throw e;
+        }
+    }
+
+    /** When a block was stored, in milliseconds since the epoch. */
+    public long lastModifiedMillis(String key) throws IOException {
+        try {
+            return Files.getLastModifiedTime(fileOf(key)).toMillis();
+        } catch (NoSuchFileException e) {
+            throw new BlockNotFoundException(key, directory);
+        }
     }
 
     /**

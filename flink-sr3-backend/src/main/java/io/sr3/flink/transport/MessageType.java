@@ -26,10 +26,17 @@ public enum MessageType {
      */
     LIST_KEYS(13),
     /**
-     * Failure-detector probe that also carries membership. Payload: the sender's member record.
+     * Failure-detector probe that also carries membership. Payload: the sender's member record, or
+     * empty from a client node (which must not become a member).
      * Answer: {@link #DATA} holding the responder's live members (see {@code MemberCodec}).
      */
     PING(14),
+    /**
+     * Ask a node for its counters (ring size, bytes stored, repair progress): for operators and
+     * tests that watch a ring from outside. Payload: empty. Answer: {@link #DATA} holding
+     * {@code count i32 | (nameLength u16 | name utf8 | value i64)*}.
+     */
+    STATS(15),
 
     /** Success without a body. */
     OK(100),

@@ -85,6 +85,36 @@ public final class Payloads {
         return values;
     }
 
+    /** {@code count i32 | (nameLength u16 | name utf8 | value i64)*}, in the map's order. */
+    public static byte[] longMap(java.util.Map<String, Long> values) {
+        int size = 4;
+        for (String name : values.keySet()) {
+            size += 2 + utf8(name).length + 8;
+        }
+        ByteBuffer buffer = ByteBuffer.allocate(size);
+        buffer.putInt(values.size());
+        values.forEach((name, value) -> {
+            byte[] bytes = utf8(name);
+            buffer.putShort((short) bytes.length).put(bytes).putLong(value);
+        });
+        return buffer.array();
+    }
+
+    public static java.util.Map<String, Long> longMap(byte[] payload) {
+        ByteBuffer buffer = ByteBuffer.wrap(payload);
+        int count = buffer.getInt();
+        if (count < 0 || count > payload.length / 10) {
+            throw new IllegalArgumentException("Counter map claims " + count + " entries in " + payload.length + " bytes");
+        }
+        java.util.Map<String, Long> values = new java.util.LinkedHashMap<>();
+        for (int i = 0; i < count; i++) {
+            byte[] name = new byte[buffer.getShort() & 0xFFFF];
+            buffer.get(name);
+            values.put(utf8(name), buffer.getLong());
+        }
+        return values;
+    }
+
     /** {@code errorCode u8 | message utf8}. */
     public static byte[] error(ErrorCode code, String message) {
         byte[] text = utf8(message);

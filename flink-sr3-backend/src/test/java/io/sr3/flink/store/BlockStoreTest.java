@@ -81,4 +81,22 @@ class BlockStoreTest {
         assertThatThrownBy(() -> store.get("a/b")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> store.get(".tmp-x")).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void aBlockOverTheSizeLimitIsRefusedBeforeAnythingIsWritten() throws Exception {
+        BlockStore store = new BlockStore(dir, false, 2L * (BlockStore.HEADER_SIZE + 100));
+        store.put("b-1", new byte[100]);
+        store.put("b-2", new byte[100]);
+        assertThatThrownBy(() -> store.put("b-3", new byte[1]))
+                .isInstanceOf(StoreFullException.class)
+                .hasMessageContaining("b-3")
+                .hasMessageContaining("sr3.store.max-size");
+        assertThat(store.keys("")).containsExactlyInAnyOrder("b-1", "b-2");
+        try (var files = Files.list(dir)) {
+            assertThat(files.count()).as("no temporary file left behind").isEqualTo(2);
+        }
+        store.put("b-1", new byte[50]); // replacing with a smaller block always fits
+        store.put("b-3", new byte[30]);
+        assertThat(store.bytesStored()).isEqualTo(3L * BlockStore.HEADER_SIZE + 180);
+    }
 }

@@ -1,0 +1,113 @@
+package io.sr3.flink.fs;
+
+import io.sr3.flink.node.RingNode;
+import io.sr3.flink.node.RingRole;
+import io.sr3.flink.node.TestingRing;
+import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.core.fs.FSDataOutputStream;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.FileSystem.WriteMode;
+import org.apache.flink.core.fs.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Re-replication after a node loss, on real sockets in one JVM; and client nodes stay out of placement. */
+class ReplicaRepairerTest {
+
+    private static final int BLOCK = TestingRing.testConfig().blockSize();
+
+    @TempDir java.nio.file.Path root;
+
+    private TestingRing ring;
+
+    @AfterEach
+    void stop() {
+        if (ring != null) {
+            ring.close();
+        }
+    }
+
+    @Test
+    void survivorsRestoreTheReplicationFactorSoTheNextLossLosesNothing() throws Exception {
+        ring = TestingRing.start(4, TestingRing.testConfig(), root);
+        Path file = new Path("sr3:///repair-test/" + UUID.randomUUID() + "/data");
+        FileSystem fs = file.getFileSystem();
+        byte[] data = new byte[3 * BLOCK + 17];
+        new Random(7).nextBytes(data);
+        try (FSDataOutputStream out = fs.create(file, WriteMode.NO_OVERWRITE)) {
+            out.write(data);
+        }
+        // Node 0 wrote the file, so it holds the first replica of every block.
+        ring.node(0).close();
+        List<RingNode> survivors = ring.nodes().subList(1, 4);
+        ring.awaitMembers(3);
+        for (RingNode node : survivors) {
+            new ReplicaRepairer(node).run();
+        }
+
+        long copied = 0;
+        for (RingNode node : survivors) {
+            assertThat(new ReplicaRepairer(node).audit()[0]).as("under-replicated blocks seen by %s", node).isZero();
+            assertThat(node.metrics().underReplicatedBlocks.get()).isZero();
+            copied += node.metrics().blocksReReplicated.get();
+        }
+        assertThat(copied).as("one new replica for each of the 4 blocks").isEqualTo(4);
+
+        // Any second loss now leaves at least one replica of every block and of the manifest.
+        for (int victim = 1; victim < 4; victim++) {
+            assertThat(readAllWithout(survivors, survivors.get(victim - 1), file, fs)).isEqualTo(data);
+        }
+    }
+
+    /** Reads the file while {@code absent} holds nothing: its blocks are set aside and put back afterwards. */
+    private static byte[] readAllWithout(List<RingNode> survivors, RingNode absent, Path file, FileSystem fs)
+            throws IOException {
+        java.util.Map<String, byte[]> setAside = new java.util.HashMap<>();
+        for (String key : absent.store().keys("")) {
+            setAside.put(key, absent.store().get(key));
+            absent.store().delete(key);
+        }
+        try (FSDataInputStream in = fs.open(file)) {
+            byte[] read = new byte[(int) fs.getFileStatus(file).getLen()];
+            int offset = 0;
+            while (offset < read.length) {
+                int n = in.read(read, offset, read.length - offset);
+                if (n < 0) {
+                    break;
+                }
+                offset += n;
+            }
+            return read;
+        } finally {
+            for (java.util.Map.Entry<String, byte[]> e : setAside.entrySet()) {
+                absent.store().put(e.getKey(), e.getValue());
+            }
+            assertThat(survivors).contains(absent);
+        }
+    }
+
+    @Test
+    void clientNodeIsNeverPlacedButReadsAndWritesThroughTheRing() throws Exception {
+        ring = TestingRing.start(2, TestingRing.testConfig(), root.resolve("storage"));
+        try (RingNode client = RingNode.start(TestingRing.testConfig().withRole(RingRole.CLIENT)
+                .withPortAndStore(0, root.resolve("client")))) {
+            TestingRing.awaitCondition(() -> client.membership().members().size() == 2, "the client to see both nodes");
+            List<String> stored = client.storage().writeAndWait("b-client-test-0", new byte[] {1, 2, 3}, true)
+                    .stream().map(m -> m.id()).toList();
+            assertThat(stored).hasSize(2).doesNotContain(client.self().id());
+            assertThat(client.store().bytesStored()).isZero();
+            for (RingNode node : ring.nodes()) {
+                assertThat(node.membership().members()).as("members seen by %s", node).hasSize(2)
+                        .noneMatch(m -> m.sameNode(client.self()));
+            }
+        }
+    }
+}

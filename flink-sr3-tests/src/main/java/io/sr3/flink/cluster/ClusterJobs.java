@@ -1,0 +1,46 @@
+package io.sr3.flink.cluster;
+
+import io.sr3.flink.testjob.FileResultSink;
+import io.sr3.flink.testjob.StatefulTestJob;
+import io.sr3.flink.testjob.TestJobSpec;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+import javax.annotation.Nullable;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/**
+ * Job graphs of {@link StatefulTestJob} for a {@link ProcessCluster}: results go to a
+ * {@link FileResultSink} in a shared directory. The graph carries no state backend or checkpoint
+ * storage: the cluster's {@code config.yaml} decides, as it would for a user's job.
+ */
+public final class ClusterJobs {
+
+    private ClusterJobs() {}
+
+    /**
+     * @param checkpointInterval the job's checkpoint interval
+     * @param retainOnCancellation keep the latest checkpoint when the job is cancelled or fails
+     * @param restorePath a retained checkpoint to start from, or null
+     */
+    public static JobGraph statefulJob(TestJobSpec spec, int parallelism, Path resultDir, Duration checkpointInterval,
+            boolean retainOnCancellation, @Nullable String restorePath) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(parallelism);
+        env.enableCheckpointing(checkpointInterval.toMillis());
+        if (retainOnCancellation) {
+            env.getCheckpointConfig().setExternalizedCheckpointRetention(ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        }
+        StatefulTestJob.build(env, spec).sinkTo(new FileResultSink(resultDir)).uid(StatefulTestJob.SINK_UID)
+                .name("file-result-sink");
+        JobGraph graph = env.getStreamGraph().getJobGraph();
+        if (restorePath != null) {
+            graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(restorePath, false));
+        }
+        return graph;
+    }
+}

@@ -1,0 +1,77 @@
+package io.sr3.flink.cluster;
+
+import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
+import io.sr3.flink.node.RingStatsClient;
+import io.sr3.flink.testjob.FileResultSink;
+import io.sr3.flink.testjob.KeyResult;
+import io.sr3.flink.testjob.StatefulTestJob;
+import io.sr3.flink.testjob.TestJobSpec;
+
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Assertions and ring probes shared by the multi-process tests. */
+final class ProcessClusterTestSupport {
+
+    static final Duration JOB_TIMEOUT = Duration.ofSeconds(150);
+
+    private ProcessClusterTestSupport() {}
+
+    /**
+     * A directory for one cluster under the module's {@code target/}, kept after the test so that
+     * the processes' logs can be read when it failed.
+     */
+    static Path clusterDir(String name) {
+        return Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath().getParent()
+                .resolve("process-clusters").resolve(name + "-" + System.currentTimeMillis());
+    }
+
+    /** Exactly the expected result for every key, each emitted exactly once, read from the result files. */
+    static void assertExactResults(Path resultDir, TestJobSpec spec) {
+        Map<Integer, List<KeyResult>> delivered = FileResultSink.read(resultDir);
+        Map<Integer, KeyResult> expected = StatefulTestJob.expectedResults(spec);
+        Map<Integer, Integer> emissions = new TreeMap<>();
+        Map<Integer, KeyResult> last = new TreeMap<>();
+        delivered.forEach((key, results) -> {
+            emissions.put(key, results.size());
+            last.put(key, results.get(results.size() - 1));
+        });
+        Map<Integer, Integer> once = new TreeMap<>();
+        expected.keySet().forEach(key -> once.put(key, 1));
+        assertThat(emissions).as("emissions per key in %s", resultDir).isEqualTo(once);
+        assertThat(last).as("results in %s", resultDir).isEqualTo(expected);
+    }
+
+    /** STATS of every given TaskManager's ring node, by TaskManager name; unreachable nodes are left out. */
+    static Map<String, Map<String, Long>> ringStats(RingStatsClient stats, List<FlinkProcess> taskManagers) {
+        Map<String, Map<String, Long>> all = new LinkedHashMap<>();
+        for (FlinkProcess tm : taskManagers) {
+            try {
+                all.put(tm.name(), stats.stats(tm.ringAddress()));
+            } catch (IOException e) {
+                // not up yet, or just killed
+            }
+        }
+        return all;
+    }
+
+    static long sum(Map<String, Map<String, Long>> stats, String counter) {
+        return stats.values().stream().mapToLong(s -> s.getOrDefault(counter, 0L)).sum();
+    }
+
+    /** Waits until every given TaskManager's ring node answers and sees a ring of exactly {@code size} storage nodes. */
+    static void awaitRingSize(RingStatsClient stats, List<FlinkProcess> taskManagers, int size) {
+        ProcessCluster.await("every ring node to see " + size + " members", Duration.ofSeconds(60), () -> {
+            Map<String, Map<String, Long>> all = ringStats(stats, taskManagers);
+            return all.size() == taskManagers.size()
+                    && all.values().stream().allMatch(s -> s.get("ringSize") == size);
+        }, () -> ringStats(stats, taskManagers).toString());
+    }
+}
