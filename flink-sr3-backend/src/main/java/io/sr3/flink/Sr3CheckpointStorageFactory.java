@@ -15,8 +15,10 @@ import java.net.URI;
  *
  * <p>Checkpoints go to {@code execution.checkpointing.dir} if it is an {@code sr3://} path, or to
  * {@value #DEFAULT_CHECKPOINT_DIRECTORY}; any other scheme there is a configuration error, because
- * it would silently send checkpoints somewhere else. Cheap and side-effect free, like every
- * factory Flink calls per task.
+ * it would silently send checkpoints somewhere else. The {@code sr3.pacing.*} options are validated
+ * and captured as {@link io.sr3.flink.pacing.PacingSettings}; the pacer itself is started later,
+ * on the JobManager only (see {@link Sr3CheckpointStorage}). Cheap and side-effect free, like
+ * every factory Flink calls per task.
  */
 public final class Sr3CheckpointStorageFactory implements CheckpointStorageFactory<Sr3CheckpointStorage> {
 
@@ -45,6 +47,7 @@ public final class Sr3CheckpointStorageFactory implements CheckpointStorageFacto
         // -1: take the inline threshold and write buffer size from the configuration.
         FileSystemCheckpointStorage files = new FileSystemCheckpointStorage(new Path(directory), -1, -1)
                 .configure(config, classLoader);
-        return new Sr3CheckpointStorage(files);
+        // Only captured here: the pacer starts on the JobManager, from the job's checkpoint coordinator.
+        return new Sr3CheckpointStorage(files, Sr3PacingOptions.settings(config));
     }
 }

@@ -1,0 +1,413 @@
+package io.sr3.flink.benchmark;
+
+import io.sr3.flink.harness.EmbeddedCluster;
+import io.sr3.flink.harness.FlinkSettings;
+import io.sr3.flink.harness.InJvmRing;
+import io.sr3.flink.harness.JobProbe;
+import io.sr3.flink.harness.Json;
+import io.sr3.flink.harness.MachineDescription;
+import io.sr3.flink.harness.TestJobs;
+import io.sr3.flink.pacing.CheckpointPacerMXBean;
+import io.sr3.flink.pacing.CheckpointPacers;
+import io.sr3.flink.testjob.BurstSchedule;
+import io.sr3.flink.testjob.BurstSchedule.Phase;
+import io.sr3.flink.testjob.BurstyRuns;
+import io.sr3.flink.testjob.BurstyTestJob;
+import io.sr3.flink.testjob.RunRegistry;
+import io.sr3.flink.testjob.TestJobSpec;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.runtime.jobmaster.JobResult;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+
+import javax.annotation.Nullable;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The load-aware checkpoint pacer against fixed checkpoint intervals, on the same bursty job with
+ * failures injected at the same random moments, in one invocation.
+ *
+ * <p>Job: {@link BurstyTestJob} (RocksDB working state on a 3-node in-JVM ring), 3 cycles of 8 s
+ * at 200 records/s and 6 s at 1,200 records/s, then 6 s at 200/s; the keyed operator does 1 ms
+ * of blocking work per record on each of 2 subtasks, so capacity is ~1,900 records/s and the burst
+ * runs at ~65% of it. 16 MiB of keyed state. In every round, {@link #FAILURES_PER_RUN} failures
+ * are injected at moments drawn from a seeded random generator (the same moments for every
+ * configuration of a round), each once the previous one has caught up.
+ *
+ * <p>Measured per failure: recovery time = from the failure (the injector throws) to the moment
+ * every restarted keyed subtask processes a record whose end-to-end latency is at most
+ * {@link #CAUGHT_UP_MILLIS} (caught up with the input). Per run: p99 end-to-end latency (due time
+ * of a record in the schedule to the end of its processing) over all records and over the records
+ * processed while nothing was catching up. Results must be exact.
+ *
+ * <p>Configurations: the pacer with {@code sr3.pacing.max-recovery-time} = {@link #BOUND} and
+ * Flink's interval at {@link #SAFETY_INTERVAL} as the safety maximum; fixed intervals of 1 s, 3 s
+ * and 6 s. The run is 20x faster than a production cycle (a 14 s load cycle for ~5 min), so
+ * Flink's typical 1 minute interval appears as 3 s.
+ *
+ * <p>Usage: {@code mvn -B -q -pl benchmarks exec:exec@pacing-benchmark}; the only argument is the
+ * results directory ({@code pacing-<date>.md} and {@code .json}).
+ */
+public final class PacingBenchmark {
+
+    static final BurstSchedule SCHEDULE = BurstSchedule.of(
+            new Phase("base", 8_000, 200), new Phase("burst", 6_000, 1_200),
+            new Phase("base", 8_000, 200), new Phase("burst", 6_000, 1_200),
+            new Phase("base", 8_000, 200), new Phase("burst", 6_000, 1_200),
+            new Phase("tail", 6_000, 200));
+    static final long WORK_MICROS = 1_000;
+    /** Latency at which a restarted subtask counts as caught up; ~2x the steady p99 seen on this (shared) machine. */
+    static final long CAUGHT_UP_MILLIS = 2_000;
+    static final int KEYED_PARALLELISM = 2;
+    static final int KEYS = 4_096;
+    static final int PAYLOAD_BYTES = 1_024;
+    static final int PAYLOAD_SLOTS = 4;
+    static final Duration BOUND = Duration.ofSeconds(8);
+    /** Restart delay 200 ms + redeploy + RocksDB restore: measured ~1 s here; with margin. */
+    static final Duration FAILURE_DETECTION = Duration.ofMillis(1_500);
+    static final Duration MTBF = Duration.ofMinutes(10);
+    static final Duration SAFETY_INTERVAL = Duration.ofSeconds(20);
+    static final List<Duration> FIXED = List.of(Duration.ofSeconds(1), Duration.ofSeconds(3), Duration.ofSeconds(6));
+    static final int ROUNDS = 2;
+    static final int FAILURES_PER_RUN = 3;
+    /** Failures are drawn in [FIRST_FAILURE, schedule end - 10 s), at least MIN_GAP apart. */
+    static final long FIRST_FAILURE_MILLIS = 7_000;
+    static final long MIN_GAP_MILLIS = 12_000;
+    static final String COMMAND = "mvn -B -q -pl benchmarks exec:exec@pacing-benchmark";
+
+    private final long start = System.currentTimeMillis();
+    private final Path tmp;
+
+    private PacingBenchmark(Path tmp) {
+        this.tmp = tmp;
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length != 1) {
+            System.err.println("Usage: PacingBenchmark <results directory>");
+            System.exit(2);
+        }
+        int code;
+        try {
+            Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
+            Files.createDirectories(tmp);
+            code = new PacingBenchmark(tmp).run(Path.of(args[0]));
+        } catch (Throwable t) {
+            System.out.println("BENCHMARK FAILED: " + t);
+            t.printStackTrace(System.out);
+            code = 2;
+        }
+        System.out.flush();
+        System.exit(code);
+    }
+
+    /** One configuration: the pacer, or a fixed interval. */
+    record Setup(String label, @Nullable Duration fixedInterval) {
+        boolean paced() {
+            return fixedInterval == null;
+        }
+    }
+
+    /** What one run measured. */
+    record Run(String setup, int round, List<Long> failureOffsets, List<Long> recoveries, long p99, long p99Steady,
+            long p50, long records, long checkpoints, boolean exact, Map<String, Long> pacerTriggers) {}
+
+    private int run(Path resultsDirectory) throws Exception {
+        MachineDescription machine = MachineDescription.ofThisMachine();
+        List<Setup> setups = new ArrayList<>();
+        setups.add(new Setup("pacer (bound " + BOUND.toSeconds() + " s)", null));
+        for (Duration d : FIXED) {
+            setups.add(new Setup("fixed " + d.toSeconds() + " s", d));
+        }
+        say("pacing benchmark: %d rounds x %d setups, %d failures per run; machine %d cpus, load %s", ROUNDS,
+                setups.size(), FAILURES_PER_RUN, machine.processors(), machine.loadAverage());
+        List<Run> runs = new ArrayList<>();
+        for (int round = 1; round <= ROUNDS; round++) {
+            List<Long> failures = failureOffsets(new Random(4242L * round));
+            for (Setup setup : setups) {
+                Run r = runOnce(setup, round, failures);
+                runs.add(r);
+                say("%s round %d: recoveries %s ms, p99 %d ms (steady %d ms), %d checkpoints, pacer %s, results %s",
+                        setup.label(), round, r.recoveries(), r.p99(), r.p99Steady(), r.checkpoints(), r.pacerTriggers(),
+                        r.exact() ? "exact" : "WRONG");
+            }
+        }
+        String date = LocalDate.now(ZoneOffset.UTC).toString();
+        Map<String, Object> json = new LinkedHashMap<>();
+        json.put("benchmark", PacingBenchmark.class.getName());
+        json.put("measuredAtUtc", Instant.now().toString());
+        json.put("command", COMMAND);
+        json.put("machine", machine.toMap());
+        json.put("parameters", parameters());
+        List<Map<String, Object>> runMaps = new ArrayList<>();
+        for (Run r : runs) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("setup", r.setup());
+            m.put("round", r.round());
+            m.put("failureOffsetsMillis", r.failureOffsets());
+            m.put("recoveryMillis", r.recoveries());
+            m.put("p50Millis", r.p50());
+            m.put("p99Millis", r.p99());
+            m.put("p99SteadyMillis", r.p99Steady());
+            m.put("recordsProcessed", r.records());
+            m.put("completedCheckpoints", r.checkpoints());
+            m.put("pacerTriggers", r.pacerTriggers());
+            m.put("exact", r.exact());
+            runMaps.add(m);
+        }
+        json.put("runs", runMaps);
+        String summary = summary(setups, runs);
+        json.put("summary", summary);
+        Files.createDirectories(resultsDirectory);
+        Path jsonFile = resultsDirectory.resolve("pacing-" + date + ".json");
+        Path mdFile = resultsDirectory.resolve("pacing-" + date + ".md");
+        Files.writeString(jsonFile, Json.write(json), StandardCharsets.UTF_8);
+        Files.writeString(mdFile, markdown(machine, setups, runs, summary), StandardCharsets.UTF_8);
+        System.out.println();
+        System.out.println(summary);
+        say("wrote %s and %s", mdFile, jsonFile);
+        return runs.stream().allMatch(Run::exact) ? 0 : 1;
+    }
+
+    static List<Long> failureOffsets(Random random) {
+        List<Long> offsets = new ArrayList<>();
+        long earliest = FIRST_FAILURE_MILLIS;
+        long latest = SCHEDULE.millis() - 10_000;
+        for (int i = 0; i < FAILURES_PER_RUN; i++) {
+            long room = latest - earliest - (FAILURES_PER_RUN - 1 - i) * MIN_GAP_MILLIS;
+            long at = earliest + (room > 0 ? (long) (random.nextDouble() * Math.min(room, MIN_GAP_MILLIS)) : 0);
+            offsets.add(at);
+            earliest = at + MIN_GAP_MILLIS;
+        }
+        return offsets;
+    }
+
+    private Run runOnce(Setup setup, int round, List<Long> failureOffsets) throws Exception {
+        Path runDir = Files.createTempDirectory(tmp, "p");
+        String runId = "pacing-" + round + "-" + runDir.getFileName();
+        say("--- %s, round %d, failures at %s ms", setup.label(), round, failureOffsets);
+        Configuration config = FlinkSettings.sr3(FlinkSettings.common(setup.paced() ? SAFETY_INTERVAL
+                : setup.fixedInterval()), "bench/" + runDir.getFileName(), 2);
+        config.setString("rest.bind-port", "0");
+        config.setString("metrics.fetcher.update-interval", "200 ms");
+        config.setString("rest.cache.checkpoint-statistics.timeout", "200 ms");
+        config.setString("web.refresh-interval", "200 ms");
+        InJvmRing ring = InJvmRing.start(config, 3, runDir.resolve("r"));
+        TestJobSpec spec = BurstyTestJob.spec(runId, SCHEDULE).withKeys(KEYS).withPayload(PAYLOAD_BYTES, PAYLOAD_SLOTS);
+        try (EmbeddedCluster cluster = EmbeddedCluster.start(config, 2, 1, runDir.resolve("f"))) {
+            Configuration job = new Configuration(config);
+            if (setup.paced()) {
+                job.setString("sr3.pacing.enabled", "true");
+                job.setString("sr3.pacing.max-recovery-time", BOUND.toMillis() + " ms");
+                job.setString("sr3.pacing.failure-detection-time", FAILURE_DETECTION.toMillis() + " ms");
+                job.setString("sr3.pacing.mtbf", MTBF.toSeconds() + " s");
+                job.setString("sr3.pacing.rest-url",
+                        cluster.miniCluster().getRestAddress().get(30, TimeUnit.SECONDS).toString());
+            }
+            StreamExecutionEnvironment env = new StreamExecutionEnvironment(job);
+            env.setParallelism(KEYED_PARALLELISM);
+            BurstyTestJob.addToEnvironment(env, spec, SCHEDULE, WORK_MICROS, CAUGHT_UP_MILLIS);
+            JobID jobId = cluster.submit(env.getStreamGraph().getJobGraph());
+            JobProbe probe = new JobProbe(cluster, jobId);
+            BurstyRuns.Run bursty = BurstyRuns.run(runId);
+            CheckpointPacerMXBean[] pacer = new CheckpointPacerMXBean[1];
+            List<Long> recoveries = new ArrayList<>();
+            for (long offset : failureOffsets) {
+                probe.await("failure moment " + offset + " ms", Duration.ofMinutes(3), Duration.ofMillis(10), g -> {
+                    if (pacer[0] == null) {
+                        pacer[0] = CheckpointPacers.running(jobId.toString()).orElse(null);
+                    }
+                    long origin = bursty.originIfStarted();
+                    return origin > 0 && System.currentTimeMillis() - origin >= offset && JobProbe.allRunning(g);
+                });
+                int before = bursty.failures().size();
+                bursty.armFailure();
+                probe.await("the injected failure", Duration.ofMinutes(1), Duration.ofMillis(10),
+                        g -> bursty.failures().size() > before);
+                long failure = bursty.failures().get(before);
+                probe.await("catch-up after the failure at " + offset + " ms", Duration.ofMinutes(2),
+                        Duration.ofMillis(20), g -> caughtUp(bursty, failure) > 0);
+                // Taken now: later failures start later attempts, which must not count for this one.
+                recoveries.add(caughtUp(bursty, failure) - failure);
+            }
+            JobResult result = cluster.awaitResult(jobId, Duration.ofMinutes(4));
+            boolean exact = result.isSuccess() && TestJobs.verify(spec).exact();
+            long checkpoints = JobProbe.completedCheckpoints(probe.graph());
+            Map<String, Long> triggers = new LinkedHashMap<>();
+            if (pacer[0] != null) {
+                triggers.put("ageBound", pacer[0].getTriggersAgeBound());
+                triggers.put("cheapestMoment", pacer[0].getTriggersCheapestMoment());
+                triggers.put("steadyInterval", pacer[0].getTriggersSteadyInterval());
+            }
+            return new Run(setup.label(), round, failureOffsets, recoveries, bursty.latencies().quantile(0.99),
+                    bursty.steadyLatencies().quantile(0.99), bursty.latencies().quantile(0.5),
+                    bursty.latencies().count(), checkpoints, exact, triggers);
+        } finally {
+            RunRegistry.remove(runId);
+            BurstyRuns.remove(runId);
+            ring.close();
+            deleteQuietly(runDir);
+        }
+    }
+
+    /**
+     * When every keyed subtask restarted after {@code failure} had caught up (epoch ms), or 0: for
+     * each subtask the latest attempt started after the failure counts.
+     */
+    static long caughtUp(BurstyRuns.Run run, long failure) {
+        Map<Integer, Integer> attempt = new LinkedHashMap<>();
+        for (long[] s : run.attemptStarts()) {
+            if (s[2] >= failure) {
+                attempt.merge((int) s[0], (int) s[1], Math::max);
+            }
+        }
+        if (attempt.size() < KEYED_PARALLELISM) {
+            return 0;
+        }
+        long latest = 0;
+        for (Map.Entry<Integer, Integer> e : attempt.entrySet()) {
+            Long t = run.caughtUp(e.getKey(), e.getValue());
+            if (t == null) {
+                return 0;
+            }
+            latest = Math.max(latest, t);
+        }
+        return latest;
+    }
+
+    private static String summary(List<Setup> setups, List<Run> runs) {
+        StringBuilder out = new StringBuilder();
+        out.append("| Setup | failures | bound held | recovery max | recovery mean | p99 all records | p99 steady | "
+                + "p50 | checkpoints/run | exact |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        Map<String, double[]> agg = new LinkedHashMap<>();
+        for (Setup s : setups) {
+            List<Long> rec = new ArrayList<>();
+            long p99 = 0;
+            long p99s = 0;
+            long p50 = 0;
+            long ckpts = 0;
+            int n = 0;
+            boolean exact = true;
+            for (Run r : runs) {
+                if (r.setup().equals(s.label())) {
+                    rec.addAll(r.recoveries());
+                    p99 = Math.max(p99, r.p99());
+                    p99s = Math.max(p99s, r.p99Steady());
+                    p50 = Math.max(p50, r.p50());
+                    ckpts += r.checkpoints();
+                    n++;
+                    exact &= r.exact();
+                }
+            }
+            long held = rec.stream().filter(x -> x >= 0 && x <= BOUND.toMillis()).count();
+            long max = rec.stream().mapToLong(Long::longValue).max().orElse(-1);
+            double mean = rec.stream().mapToLong(Long::longValue).average().orElse(-1);
+            agg.put(s.label(), new double[] {held == rec.size() && !rec.isEmpty() ? 1 : 0, p99, p99s});
+            out.append(String.format(Locale.ROOT, "| %s | %d | %d/%d | %,d ms | %,.0f ms | %,d ms | %,d ms | %,d ms | %.1f | %s |%n",
+                    s.label(), rec.size(), held, rec.size(), max, mean, p99, p99s, p50, n == 0 ? 0 : (double) ckpts / n,
+                    exact ? "yes" : "NO"));
+        }
+        out.append("\np99 = the highest p99 over the rounds of a setup. Bound = ").append(BOUND.toSeconds())
+                .append(" s (sr3.pacing.max-recovery-time of the pacer; the fixed intervals are judged against it too).\n");
+        double[] pacer = agg.get(setups.get(0).label());
+        String best = null;
+        double bestP99 = Double.MAX_VALUE;
+        double bestSteady = Double.MAX_VALUE;
+        for (Setup s : setups.subList(1, setups.size())) {
+            double[] a = agg.get(s.label());
+            if (a[0] == 1 && a[1] < bestP99) {
+                best = s.label();
+                bestP99 = a[1];
+                bestSteady = a[2];
+            }
+        }
+        out.append("\nPacer held the bound for 100% of its failures: ").append(pacer[0] == 1 ? "yes" : "NO").append('\n');
+        if (best == null) {
+            out.append("No fixed interval held the bound for every failure, so there is no p99 ratio to report.\n");
+        } else {
+            out.append(String.format(Locale.ROOT, "Fixed interval with the lowest p99 among those that held the bound: %s. "
+                            + "p99 ratio pacer / %s = %.2f (all records), %.2f (steady records); goal <= 0.7.%n", best,
+                    best, pacer[1] / bestP99, pacer[2] / bestSteady));
+        }
+        return out.toString();
+    }
+
+    private String markdown(MachineDescription machine, List<Setup> setups, List<Run> runs, String summary) {
+        StringBuilder md = new StringBuilder();
+        md.append("# Checkpoint pacer vs fixed intervals on a bursty job\n\n");
+        md.append("Measured ").append(Instant.now()).append(" by `").append(PacingBenchmark.class.getName())
+                .append("`; raw numbers in the JSON file of the same date.\n\nCommand (from the repository root, after "
+                        + "`mvn -B -q install -DskipTests`):\n\n```\n").append(COMMAND).append("\n```\n\n## Machine\n\n");
+        machine.toMap().forEach((k, v) -> md.append("- ").append(k).append(": `").append(v).append("`\n"));
+        md.append("\nThe machine is shared with another engineer's builds and tests, so all numbers are noisy.\n\n## Setup\n\n");
+        parameters().forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
+        md.append("\n## Results\n\n").append(summary).append("\n## Per run\n\n| Setup | Round | failures at (ms) | "
+                + "recoveries (ms) | p50 | p99 | p99 steady | checkpoints | pacer triggers | exact |\n"
+                + "|---|---:|---|---|---:|---:|---:|---:|---|---|\n");
+        for (Run r : runs) {
+            md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %d | %d | %d | %d | %s | %s |%n", r.setup(), r.round(),
+                    r.failureOffsets(), r.recoveries(), r.p50(), r.p99(), r.p99Steady(), r.checkpoints(),
+                    r.pacerTriggers().isEmpty() ? "-" : r.pacerTriggers(), r.exact() ? "yes" : "NO"));
+        }
+        md.append("\n## How the numbers are taken\n\n"
+                + "- Recovery time: from the moment the failure injector throws to the moment every restarted keyed "
+                + "subtask processes a record whose latency is at most " + CAUGHT_UP_MILLIS + " ms (it caught up with the "
+                + "input), taken right after the catch-up, before the next failure is injected.\n"
+                + "- End-to-end latency: from a record's due time in the schedule (when it would have been appended to a "
+                + "log) to the end of its processing in the keyed operator, for every record processed (replayed records "
+                + "count again). \"Steady\" excludes records processed while a restarted subtask was catching up.\n"
+                + "- The failure moments are drawn once per round (seeded) and used for every setup of that round.\n"
+                + "- Checkpoint statistics come from Flink; pacer triggers from its MBean counters.\n");
+        return md.toString();
+    }
+
+    private static Map<String, Object> parameters() {
+        Map<String, Object> p = new LinkedHashMap<>();
+        p.put("schedule", SCHEDULE.phases().toString());
+        p.put("records", SCHEDULE.records());
+        p.put("work", WORK_MICROS + " us blocking work per record in the keyed operator, " + KEYED_PARALLELISM
+                + " keyed subtasks (capacity ~1,900 records/s)");
+        p.put("state", KEYS + " keys x " + PAYLOAD_SLOTS + " x " + PAYLOAD_BYTES + " B, RocksDB working state, "
+                + "incremental checkpoints on a 3-node in-JVM ring, replication 2");
+        p.put("cluster", "embedded MiniCluster, 2 TaskManagers x 1 slot, fresh cluster and ring per run");
+        p.put("bound", BOUND.toMillis() + " ms");
+        p.put("pacer", "sr3.pacing.max-recovery-time " + BOUND.toMillis() + " ms, failure-detection-time "
+                + FAILURE_DETECTION.toMillis() + " ms, mtbf " + MTBF.toSeconds() + " s, Flink interval "
+                + SAFETY_INTERVAL.toSeconds() + " s as safety maximum");
+        p.put("fixedIntervals", FIXED.stream().map(d -> d.toSeconds() + " s").toList().toString()
+                + " (3 s = Flink's typical 1 min at the 20x time scale of this run)");
+        p.put("rounds", ROUNDS);
+        p.put("failuresPerRun", FAILURES_PER_RUN);
+        p.put("caughtUpMillis", CAUGHT_UP_MILLIS);
+        p.put("restartStrategy", "fixed-delay, 200 ms");
+        return p;
+    }
+
+    private void say(String format, Object... args) {
+        System.out.printf("[%6.1f s] %s%n", (System.currentTimeMillis() - start) / 1000.0, String.format(format, args));
+    }
+
+    private static void deleteQuietly(Path dir) {
+        try (var paths = Files.walk(dir)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        } catch (Exception ignored) {
+            // best effort: target/ is cleaned by mvn clean anyway
+        }
+    }
+}

@@ -1,0 +1,365 @@
+package io.sr3.flink.pacing;
+
+import io.sr3.flink.pacing.Decision.Reason;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+import javax.annotation.concurrent.ThreadSafe;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Drives {@link PacingPolicy} for one job: every decision period it polls the job through a
+ * {@link JobEndpoint}, turns counters into load ({@link LoadEstimator}), asks the policy and
+ * triggers a checkpoint when told to. Flink's own periodic checkpoints keep running underneath as
+ * the safety maximum; the pacer only adds checkpoints.
+ *
+ * <p>Faults: when the REST API is unreachable, a subtask reports no metrics or the metrics stop
+ * changing, the pacer triggers nothing (checkpoints continue at Flink's periodic interval) and
+ * says so once per episode, and once more when pacing resumes. It stops when the job reaches a
+ * terminal state, when the REST API no longer knows the job, or after the REST API has been
+ * unreachable for {@link #GIVE_UP_AFTER}.
+ *
+ * <p>Thread model: {@link #tick} runs on the single thread of the given executor; the MBean getters
+ * read volatile fields and atomics from any thread.
+ */
+@ThreadSafe
+public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseable {
+
+    private static final Logger LOG = LoggerFactory.getLogger(CheckpointPacer.class);
+
+    /** A cluster whose REST API stays away this long is gone; the job is not ours to pace any more. */
+    static final Duration GIVE_UP_AFTER = Duration.ofMinutes(2);
+    /** Shortest time rates and busy ratios are averaged over. */
+    static final Duration MIN_RATE_WINDOW = Duration.ofSeconds(1);
+    /** Recent completed checkpoints handed to the policy. */
+    private static final int HISTORY = 5;
+
+    private final String jobId;
+    private final PacingSettings settings;
+    private final PacingPolicy policy;
+    private final JobEndpoint endpoint;
+    private final Clock clock;
+    private final ScheduledExecutorService executor;
+    private final Runnable onStop;
+
+    /** Rates are taken over at least this much time, so that one late metric sample does not swing them. */
+    private final Duration rateWindow;
+
+    // Confined to the executor thread.
+    private final List<Sample> samples = new ArrayList<>();
+    @Nullable private JobCounters previousCounters;
+    @Nullable private Instant lastFreshSample;
+    @Nullable private Instant runningSince;
+    @Nullable private Instant lastRequest;
+    @Nullable private Instant unreachableSince;
+    @Nullable private Instant missingSince;
+    @Nullable private LoadEstimator.Load lastLoad;
+    private boolean seenJob;
+    private boolean lastReachable = true;
+    private double lastCapacity = Double.MAX_VALUE;
+
+    // Read by MBean getters.
+    private volatile long ageBoundMillis = -1;
+    private volatile long estimatedRecoveryMillis = -1;
+    private volatile long checkpointAgeMillis = -1;
+    private volatile boolean boundUnreachable;
+    @Nullable private volatile String fallbackReason;
+    private volatile String lastReason = "none yet";
+    private volatile boolean stopped;
+    private final AtomicLong decisions = new AtomicLong();
+    private final Map<Reason, AtomicLong> triggers = new EnumMap<>(Reason.class);
+
+    CheckpointPacer(String jobId, PacingSettings settings, JobEndpoint endpoint, Clock clock,
+            ScheduledExecutorService executor, Runnable onStop) {
+        this.jobId = jobId;
+        this.settings = settings;
+        this.policy = new PacingPolicy(settings.policySettings(), clock);
+        this.endpoint = endpoint;
+        this.clock = clock;
+        this.executor = executor;
+        this.onStop = onStop;
+        Duration fourPeriods = settings.decisionPeriod().multipliedBy(4);
+        this.rateWindow = fourPeriods.compareTo(MIN_RATE_WINDOW) > 0 ? fourPeriods : MIN_RATE_WINDOW;
+        for (Reason r : Reason.values()) {
+            if (r.triggers()) {
+                triggers.put(r, new AtomicLong());
+            }
+        }
+    }
+
+    void start() {
+        long period = settings.decisionPeriod().toMillis();
+        LOG.info("[pacer {}] started: recovery-time bound {}, failure detection {}, MTBF {}, restore bandwidth {}/s, "
+                        + "deciding every {} ms from {}; Flink's periodic checkpoints stay on as the safety maximum",
+                jobId, settings.maxRecoveryTime(), settings.failureDetection(), settings.mtbf(),
+                settings.restoreBytesPerSecond(), period, endpoint.describe());
+        executor.scheduleWithFixedDelay(this::tickSafely, period, period, TimeUnit.MILLISECONDS);
+    }
+
+    private void tickSafely() {
+        try {
+            tick();
+        } catch (RuntimeException e) {
+            fallBack("unexpected error: " + e);
+            LOG.debug("[pacer {}] error in a decision round", jobId, e);
+        }
+    }
+
+    /** One round: poll, estimate, decide, maybe trigger. */
+    void tick() {
+        if (stopped) {
+            return;
+        }
+        Instant now = clock.instant();
+        JobView view;
+        try {
+            view = endpoint.poll();
+            unreachableSince = null;
+            seenJob = true;
+        } catch (RestJobEndpoint.RestStatusException e) {
+            if (e.status() == 404 && seenJob) {
+                stop("the REST API no longer knows the job");
+                return;
+            }
+            unreachable(now, e);
+            return;
+        } catch (IOException e) {
+            unreachable(now, e);
+            return;
+        }
+        if (view.terminal()) {
+            stop("job " + view.state());
+            return;
+        }
+        if (view.counters() == null) {
+            // Restarting or not yet running: nothing to measure; counters restart with the new attempts.
+            previousCounters = null;
+            samples.clear();
+            runningSince = null;
+            return;
+        }
+        if (runningSince == null) {
+            runningSince = now;
+            lastFreshSample = now;
+        }
+        LoadEstimator.Result result = LoadEstimator.estimate(previousCounters, view.counters());
+        if (result instanceof LoadEstimator.Missing missing) {
+            // Right after a (re)start Flink has not fetched every subtask's metrics yet: only a gap
+            // longer than staleAfter is a fault.
+            if (missingSince == null) {
+                missingSince = now;
+            }
+            previousCounters = null;
+            samples.clear();
+            if (Duration.between(missingSince, now).compareTo(settings.staleAfter()) > 0) {
+                fallBack(missing.what() + " for " + Duration.between(missingSince, now).toMillis() + " ms");
+            }
+            return;
+        }
+        missingSince = null;
+        if (result instanceof LoadEstimator.Reset) {
+            previousCounters = view.counters();
+            samples.clear();
+            samples.add(new Sample(now, view.counters()));
+            lastFreshSample = now;
+            return;
+        }
+        if (result instanceof LoadEstimator.NoNewSample) {
+            if (Duration.between(lastFreshSample, now).compareTo(settings.staleAfter()) > 0) {
+                fallBack("metrics have not changed for " + Duration.between(lastFreshSample, now).toMillis()
+                        + " ms (stale; is metrics.fetcher.update-interval longer than " + settings.staleAfter() + "?)");
+            }
+            return;
+        }
+        previousCounters = view.counters();
+        lastFreshSample = now;
+        samples.add(new Sample(now, view.counters()));
+        while (samples.size() > 2 && !samples.get(1).at().isAfter(now.minus(rateWindow))) {
+            samples.remove(0);
+        }
+        LoadEstimator.Result windowed = LoadEstimator.estimate(samples.get(0).counters(), view.counters());
+        LoadEstimator.Load load = windowed instanceof LoadEstimator.Load l ? l : (LoadEstimator.Load) result;
+        lastLoad = load;
+        if (load.inputRate() > 0) {
+            lastCapacity = load.capacity();
+        }
+        resume();
+        decide(now, view, load);
+    }
+
+    private void decide(Instant now, JobView view, LoadEstimator.Load load) {
+        List<CheckpointSample> completed = view.completedCheckpoints();
+        List<CheckpointSample> recent = completed.subList(Math.max(0, completed.size() - HISTORY), completed.size());
+        CheckpointSample last = recent.isEmpty() ? null : recent.get(recent.size() - 1);
+        Duration restore = RestoreEstimate.fromBandwidth(last == null ? 0 : last.stateSizeBytes(),
+                settings.restoreBytesPerSecond());
+        boolean pending = view.checkpointsInProgress() > 0 || requestPending(now, last, view.latestFailedTrigger());
+        PacingInputs inputs = new PacingInputs(load.inputRate(), load.inputRate() > 0 ? load.capacity() : lastCapacity,
+                load.subtasks(), recent, pending, restore, runningSince);
+        Decision decision = policy.decide(inputs);
+        decisions.incrementAndGet();
+        ageBoundMillis = decision.ageBound() == null ? -1 : decision.ageBound().toMillis();
+        estimatedRecoveryMillis = decision.estimatedRecovery() == null ? -1 : decision.estimatedRecovery().toMillis();
+        checkpointAgeMillis = decision.checkpointAge().toMillis();
+        boundUnreachable = !decision.boundReachable();
+        lastReason = decision.reason().name();
+        if (decision.boundReachable() != lastReachable) {
+            lastReachable = decision.boundReachable();
+            if (lastReachable) {
+                LOG.info("[pacer {}] the recovery-time bound {} is reachable again: {}", jobId,
+                        settings.maxRecoveryTime(), decision.explanation());
+            } else {
+                LOG.warn("[pacer {}] the recovery-time bound {} cannot be met even right after a checkpoint: {}", jobId,
+                        settings.maxRecoveryTime(), decision.explanation());
+            }
+        }
+        if (!decision.checkpointNow()) {
+            LOG.debug("[pacer {}] wait ({}): {}", jobId, decision.reason(), decision.explanation());
+            return;
+        }
+        try {
+            endpoint.triggerCheckpoint();
+            lastRequest = now;
+            triggers.get(decision.reason()).incrementAndGet();
+            LOG.info("[pacer {}] checkpoint triggered ({}): {}", jobId, decision.reason(), decision.explanation());
+        } catch (IOException e) {
+            LOG.warn("[pacer {}] could not trigger a checkpoint ({}): {}; Flink's periodic checkpoints continue", jobId,
+                    decision.reason(), e.getMessage());
+        }
+    }
+
+    /** Whether our last request has not yet shown up as a completed or failed checkpoint. */
+    private boolean requestPending(Instant now, @Nullable CheckpointSample last, @Nullable Instant latestFailed) {
+        if (lastRequest == null) {
+            return false;
+        }
+        Instant since = lastRequest.minusMillis(50);
+        boolean answered = (last != null && !last.triggered().isBefore(since))
+                || (latestFailed != null && !latestFailed.isBefore(since));
+        Duration patience = settings.staleAfter().plus(settings.maxRecoveryTime());
+        return !answered && Duration.between(lastRequest, now).compareTo(patience) < 0;
+    }
+
+    private void unreachable(Instant now, IOException e) {
+        if (unreachableSince == null) {
+            unreachableSince = now;
+        }
+        previousCounters = null;
+        samples.clear();
+        fallBack("REST API " + endpoint.describe() + " failed: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+        if (Duration.between(unreachableSince, now).compareTo(GIVE_UP_AFTER) > 0) {
+            stop("the REST API was unreachable for " + GIVE_UP_AFTER);
+        }
+    }
+
+    private void fallBack(String why) {
+        if (fallbackReason == null) {
+            LOG.warn("[pacer {}] falling back to Flink's periodic checkpoint interval (no paced checkpoints) because {}",
+                    jobId, why);
+        }
+        fallbackReason = why;
+    }
+
+    private void resume() {
+        if (fallbackReason != null) {
+            LOG.info("[pacer {}] metrics are back; pacing resumed (was falling back because {})", jobId, fallbackReason);
+            fallbackReason = null;
+        }
+    }
+
+    private void stop(String why) {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        LOG.info("[pacer {}] stopped ({}); decisions {}, checkpoints triggered: age bound {}, cheapest moment {}, "
+                        + "steady interval {}", jobId, why, decisions.get(), getTriggersAgeBound(),
+                getTriggersCheapestMoment(), getTriggersSteadyInterval());
+        executor.shutdown();
+        onStop.run();
+    }
+
+    public boolean isStopped() {
+        return stopped;
+    }
+
+    @Override
+    public void close() {
+        stop("closed");
+    }
+
+    @Nullable
+    LoadEstimator.Load lastLoad() {
+        return lastLoad;
+    }
+
+    @Override
+    public long getMaxRecoveryTimeMillis() {
+        return settings.maxRecoveryTime().toMillis();
+    }
+
+    @Override
+    public long getCheckpointAgeBoundMillis() {
+        return ageBoundMillis;
+    }
+
+    @Override
+    public long getEstimatedRecoveryTimeMillis() {
+        return estimatedRecoveryMillis;
+    }
+
+    @Override
+    public long getLastCheckpointAgeMillis() {
+        return checkpointAgeMillis;
+    }
+
+    @Override
+    public int getBoundUnreachable() {
+        return boundUnreachable ? 1 : 0;
+    }
+
+    @Override
+    public int getFallingBack() {
+        return fallbackReason != null ? 1 : 0;
+    }
+
+    @Override
+    public long getTriggersAgeBound() {
+        return triggers.get(Reason.AGE_BOUND).get();
+    }
+
+    @Override
+    public long getTriggersCheapestMoment() {
+        return triggers.get(Reason.CHEAPEST_MOMENT).get();
+    }
+
+    @Override
+    public long getTriggersSteadyInterval() {
+        return triggers.get(Reason.STEADY_INTERVAL).get();
+    }
+
+    @Override
+    public long getDecisions() {
+        return decisions.get();
+    }
+
+    @Override
+    public String getLastReason() {
+        return lastReason;
+    }
+
+    /** Counters seen at one moment. */
+    private record Sample(Instant at, JobCounters counters) {}
+}

@@ -1,0 +1,47 @@
+package io.sr3.flink.pacing;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Cumulative per-subtask counters of one job as Flink's metric store last saw them; two of these
+ * give rates ({@link LoadEstimator}).
+ *
+ * @param vertices every job vertex, in the job's order
+ */
+public record JobCounters(List<Vertex> vertices) {
+
+    public JobCounters {
+        vertices = List.copyOf(vertices);
+    }
+
+    /**
+     * One job vertex.
+     *
+     * @param id Flink's vertex id
+     * @param name its name (for log lines)
+     * @param source whether it has no inputs: its records out are the job's input
+     * @param parallelism how many subtasks should report
+     * @param subtasks the subtasks that did report
+     */
+    public record Vertex(String id, String name, boolean source, int parallelism, List<Subtask> subtasks) {
+
+        public Vertex {
+            Objects.requireNonNull(id, "id");
+            Objects.requireNonNull(name, "name");
+            subtasks = List.copyOf(subtasks);
+        }
+    }
+
+    /**
+     * Task-level counters of one subtask ({@code numRecordsOut}, {@code accumulateBusyTimeMs},
+     * {@code accumulateBackPressuredTimeMs}, {@code accumulateIdleTimeMs}); their time counters sum
+     * to the task's running time at the moment they were sampled, which makes them their own clock.
+     */
+    public record Subtask(int index, long recordsOut, double busyMs, double backPressuredMs, double idleMs) {
+
+        double elapsedMs() {
+            return busyMs + backPressuredMs + idleMs;
+        }
+    }
+}

@@ -1,0 +1,31 @@
+package io.sr3.flink.pacing;
+
+import javax.annotation.Nullable;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One poll of a job through {@link JobEndpoint}.
+ *
+ * @param state Flink's job status name ({@code RUNNING}, {@code RESTARTING}, ...)
+ * @param terminal whether the job reached a globally terminal state (the pacer stops)
+ * @param counters per-subtask counters, or null when the job is not running
+ * @param completedCheckpoints recent completed checkpoints (not savepoints), oldest first
+ * @param checkpointsInProgress checkpoints (or savepoints) currently running
+ * @param latestFailedTrigger trigger time of the latest failed checkpoint, or null
+ */
+public record JobView(
+        String state,
+        boolean terminal,
+        @Nullable JobCounters counters,
+        List<CheckpointSample> completedCheckpoints,
+        int checkpointsInProgress,
+        @Nullable Instant latestFailedTrigger) {
+
+    public JobView {
+        Objects.requireNonNull(state, "state");
+        completedCheckpoints = List.copyOf(completedCheckpoints);
+    }
+}

@@ -1,0 +1,63 @@
+package io.sr3.flink.pacing;
+
+import javax.annotation.Nullable;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * What the pacer measured about one job at one moment; the only input of {@link PacingPolicy}
+ * besides its settings and clock.
+ *
+ * @param inputRate lambda: records/s entering the job at its sources
+ * @param capacity mu: records/s (counted at the sources) the job could process, estimated from
+ *     busy time by {@link LoadEstimator}
+ * @param subtasks busy and back-pressure ratios of every subtask
+ * @param recentCheckpoints the last completed checkpoints, oldest first (may be empty)
+ * @param checkpointInProgress a checkpoint is running, or one requested by the pacer has not shown
+ *     up in the statistics yet
+ * @param restoreEstimate R: how long restoring the current state would take ({@link RestoreEstimate})
+ * @param ageOrigin when the age of the state started if no checkpoint completed yet (the job's start)
+ */
+public record PacingInputs(
+        double inputRate,
+        double capacity,
+        List<SubtaskLoad> subtasks,
+        List<CheckpointSample> recentCheckpoints,
+        boolean checkpointInProgress,
+        Duration restoreEstimate,
+        Instant ageOrigin) {
+
+    public PacingInputs {
+        if (!(inputRate >= 0) || Double.isInfinite(inputRate)) {
+            throw new IllegalArgumentException("inputRate must be a finite rate >= 0, was " + inputRate);
+        }
+        if (!(capacity > 0)) {
+            throw new IllegalArgumentException("capacity must be > 0 records/s, was " + capacity);
+        }
+        subtasks = List.copyOf(subtasks);
+        recentCheckpoints = List.copyOf(recentCheckpoints);
+        Objects.requireNonNull(restoreEstimate, "restoreEstimate");
+        Objects.requireNonNull(ageOrigin, "ageOrigin");
+    }
+
+    /** The latest completed checkpoint, or null. */
+    @Nullable
+    public CheckpointSample lastCheckpoint() {
+        return recentCheckpoints.isEmpty() ? null : recentCheckpoints.get(recentCheckpoints.size() - 1);
+    }
+
+    /** The most loaded subtask, or null if none reported. */
+    @Nullable
+    public SubtaskLoad hottest() {
+        SubtaskLoad hottest = null;
+        for (SubtaskLoad s : subtasks) {
+            if (hottest == null || s.load() > hottest.load()) {
+                hottest = s;
+            }
+        }
+        return hottest;
+    }
+}

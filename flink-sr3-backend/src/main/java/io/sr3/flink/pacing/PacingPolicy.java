@@ -1,0 +1,206 @@
+package io.sr3.flink.pacing;
+
+import io.sr3.flink.pacing.Decision.Action;
+import io.sr3.flink.pacing.Decision.Reason;
+
+import javax.annotation.Nullable;
+import javax.annotation.concurrent.ThreadSafe;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+
+/**
+ * Decides, from measured load, whether to checkpoint now: a pure function of its
+ * {@link PacingInputs}, its {@link Settings} and the injected {@link Clock}.
+ *
+ * <p>The rules, in order (DESIGN section 6):
+ * <ol>
+ *   <li>A running checkpoint: wait.
+ *   <li>The bound: {@code tau_max} from {@link RecoveryModel#maxAgeSeconds}. If it is shorter
+ *       than one checkpoint takes ({@code C}, the longest of the last {@value #COST_WINDOW}), no
+ *       schedule can meet it: the decision says so ({@code boundReachable = false}) and the policy
+ *       paces at Young's interval instead of checkpointing back to back.
+ *   <li>The deadline {@code tau_max - C - decision period}: the last moment at which a checkpoint
+ *       still completes before the age passes {@code tau_max}. At or past it: checkpoint
+ *       ({@link Reason#AGE_BOUND}), whatever the load.
+ *   <li>Loose bound (Young's interval {@code sqrt(2 C MTBF)} before the deadline): checkpoint at
+ *       Young's interval if the hottest subtask has headroom ({@link Reason#STEADY_INTERVAL}),
+ *       otherwise wait for headroom until the deadline.
+ *   <li>Tight bound (the deadline before Young's interval, as in a burst): the window opens at
+ *       {@link Settings#windowOpenFraction()} of the deadline; inside it, checkpoint as soon as
+ *       the hottest subtask has headroom ({@link Reason#CHEAPEST_MOMENT}), else wait for the
+ *       deadline.
+ * </ol>
+ * "Headroom" means the most loaded subtask (busy plus back-pressured time) is at most
+ * {@link Settings#headroomLoad()}: a barrier then finds idle time instead of adding latency to a
+ * saturated task. Without a completed checkpoint, C is 0, so the first checkpoint comes early and
+ * gives a measurement.
+ */
+@ThreadSafe
+public final class PacingPolicy {
+
+    /** How many recent checkpoints the cost estimate looks at (the longest counts). */
+    public static final int COST_WINDOW = 3;
+
+    /**
+     * The policy's constants.
+     *
+     * @param maxRecoveryTime RTO, {@code sr3.pacing.max-recovery-time}
+     * @param failureDetection D, {@code sr3.pacing.failure-detection-time}
+     * @param mtbf mean time between failures, {@code sr3.pacing.mtbf}
+     * @param decisionPeriod how often the driver asks; the deadline keeps one period of margin
+     * @param headroomLoad a subtask at or below this load (busy + back-pressured) has headroom
+     * @param windowOpenFraction under a tight bound, the cheapest-moment window opens at this
+     *     fraction of the deadline
+     */
+    public record Settings(Duration maxRecoveryTime, Duration failureDetection, Duration mtbf, Duration decisionPeriod,
+            double headroomLoad, double windowOpenFraction) {
+
+        /** Half busy: below it a task has idle time for barriers in every measurement period. */
+        public static final double DEFAULT_HEADROOM_LOAD = 0.5;
+        /** Under a tight bound, never checkpoint before half of the allowed age has passed. */
+        public static final double DEFAULT_WINDOW_OPEN_FRACTION = 0.5;
+
+        public Settings {
+            requirePositive(maxRecoveryTime, "maxRecoveryTime");
+            requirePositive(failureDetection, "failureDetection");
+            requirePositive(mtbf, "mtbf");
+            requirePositive(decisionPeriod, "decisionPeriod");
+            if (failureDetection.compareTo(maxRecoveryTime) >= 0) {
+                throw new IllegalArgumentException("The recovery-time bound (" + maxRecoveryTime
+                        + ") must be longer than the failure-detection time (" + failureDetection + ")");
+            }
+            if (!(headroomLoad > 0 && headroomLoad <= 1)) {
+                throw new IllegalArgumentException("headroomLoad must be in (0, 1], was " + headroomLoad);
+            }
+            if (!(windowOpenFraction >= 0 && windowOpenFraction <= 1)) {
+                throw new IllegalArgumentException("windowOpenFraction must be in [0, 1], was " + windowOpenFraction);
+            }
+        }
+
+        public static Settings of(Duration maxRecoveryTime, Duration failureDetection, Duration mtbf,
+                Duration decisionPeriod) {
+            return new Settings(maxRecoveryTime, failureDetection, mtbf, decisionPeriod, DEFAULT_HEADROOM_LOAD,
+                    DEFAULT_WINDOW_OPEN_FRACTION);
+        }
+
+        private static void requirePositive(Duration d, String name) {
+            Objects.requireNonNull(d, name);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(name + " must be a positive duration, was " + d);
+            }
+        }
+    }
+
+    private final Settings settings;
+    private final Clock clock;
+
+    public PacingPolicy(Settings settings, Clock clock) {
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    public Settings settings() {
+        return settings;
+    }
+
+    public Decision decide(PacingInputs in) {
+        Instant now = clock.instant();
+        CheckpointSample last = in.lastCheckpoint();
+        double age = seconds(Duration.between(last != null ? last.triggered() : in.ageOrigin(), now));
+        age = Math.max(0, age);
+        double rto = seconds(settings.maxRecoveryTime());
+        double d = seconds(settings.failureDetection());
+        double r = seconds(in.restoreEstimate());
+        double lambda = in.inputRate();
+        double mu = in.capacity();
+        double cost = checkpointCost(in.recentCheckpoints());
+        double period = seconds(settings.decisionPeriod());
+        double tauMax = RecoveryModel.maxAgeSeconds(rto, d, r, lambda, mu);
+        double recovery = RecoveryModel.recoverySeconds(age, d, r, lambda, mu);
+        double young = RecoveryModel.youngIntervalSeconds(cost, seconds(settings.mtbf()));
+        SubtaskLoad hottest = in.hottest();
+        boolean headroom = hottest == null || hottest.load() <= settings.headroomLoad();
+        boolean reachable = tauMax >= cost;
+        Decision.Builder out = new Decision.Builder(toDuration(tauMax), toDuration(recovery), toDuration(age), reachable);
+        String load = String.format(Locale.ROOT, "age %s, bound %s, est. recovery %s, input %.0f/s of capacity %.0f/s, "
+                        + "checkpoint cost %s, Young %s, hottest %s", fmt(age), fmt(tauMax), fmt(recovery), lambda, mu,
+                fmt(cost), fmt(young), hottest == null ? "n/a" : String.format(Locale.ROOT, "%s#%d at %.0f%%",
+                        hottest.vertex(), hottest.subtask(), 100 * hottest.load()));
+
+        if (in.checkpointInProgress()) {
+            return out.build(Action.WAIT, Reason.CHECKPOINT_IN_PROGRESS, "checkpoint in progress; " + load);
+        }
+        if (!reachable) {
+            String why = lambda >= mu
+                    ? "input at or above capacity, so replay never catches up"
+                    : tauMax < 0
+                            ? "detection + restore + replay exceed it even at age 0"
+                            : "a checkpoint takes longer than the allowed age";
+            if (age >= young && headroom) {
+                return out.build(Action.CHECKPOINT, Reason.STEADY_INTERVAL, "bound "
+                        + fmt(rto) + " unreachable (" + why + "); checkpointing at Young's interval; " + load);
+            }
+            return out.build(Action.WAIT, Reason.BOUND_UNREACHABLE, "bound " + fmt(rto) + " unreachable (" + why
+                    + "); pacing at Young's interval instead of back to back; " + load);
+        }
+        double deadline = tauMax - cost - period;
+        if (age >= deadline) {
+            return out.build(Action.CHECKPOINT, Reason.AGE_BOUND, "age reaches the deadline "
+                    + fmt(Math.max(0, deadline)) + " (bound - cost - decision period); " + load);
+        }
+        if (young <= deadline) {
+            if (age < young) {
+                return out.build(Action.WAIT, Reason.WITHIN_BOUND, "before Young's interval; " + load);
+            }
+            return headroom
+                    ? out.build(Action.CHECKPOINT, Reason.STEADY_INTERVAL, "Young's interval reached with headroom; " + load)
+                    : out.build(Action.WAIT, Reason.WAITING_FOR_HEADROOM, "past Young's interval, waiting for headroom "
+                            + "until the deadline " + fmt(deadline) + "; " + load);
+        }
+        double open = settings.windowOpenFraction() * deadline;
+        if (age < open) {
+            return out.build(Action.WAIT, Reason.WITHIN_BOUND, "window opens at " + fmt(open) + "; " + load);
+        }
+        return headroom
+                ? out.build(Action.CHECKPOINT, Reason.CHEAPEST_MOMENT, "inside the window [" + fmt(open) + ", "
+                        + fmt(deadline) + "] with headroom; " + load)
+                : out.build(Action.WAIT, Reason.WAITING_FOR_HEADROOM, "inside the window [" + fmt(open) + ", "
+                        + fmt(deadline) + "], waiting for headroom; " + load);
+    }
+
+    /** C: the longest of the last {@link #COST_WINDOW} checkpoint durations, in seconds; 0 without any. */
+    static double checkpointCost(List<CheckpointSample> recent) {
+        double cost = 0;
+        for (int i = Math.max(0, recent.size() - COST_WINDOW); i < recent.size(); i++) {
+            cost = Math.max(cost, seconds(recent.get(i).duration()));
+        }
+        return cost;
+    }
+
+    private static double seconds(Duration d) {
+        return d.toNanos() / 1e9;
+    }
+
+    @Nullable
+    private static Duration toDuration(double seconds) {
+        if (Double.isNaN(seconds) || seconds == Double.POSITIVE_INFINITY) {
+            return null;
+        }
+        if (seconds == Double.NEGATIVE_INFINITY) {
+            return Duration.ZERO;
+        }
+        return Duration.ofMillis(Math.round(Math.max(0, seconds) * 1000));
+    }
+
+    private static String fmt(double seconds) {
+        if (Double.isInfinite(seconds)) {
+            return seconds > 0 ? "unbounded" : "none";
+        }
+        return String.format(Locale.ROOT, "%.1fs", seconds);
+    }
+}

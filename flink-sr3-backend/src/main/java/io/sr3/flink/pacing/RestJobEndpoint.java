@@ -1,0 +1,220 @@
+package io.sr3.flink.pacing;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+
+import javax.annotation.Nullable;
+import javax.annotation.concurrent.NotThreadSafe;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * A job seen through Flink's REST API (the JobManager's own, in the JobManager process):
+ * <pre>
+ *   GET  /jobs/:job                      state, vertices and their parallelism
+ *   GET  /jobs/:job/plan                 (once) which vertices have no inputs: the sources
+ *   GET  /jobs/:job/vertices/:v/metrics  ?get=0.numRecordsOut,0.accumulateBusyTimeMs,... per subtask
+ *   GET  /jobs/:job/checkpoints          counts, history (trigger time, duration, state size)
+ *   POST /jobs/:job/checkpoints          {"checkpointType":"CONFIGURED"} -> request-id
+ *   GET  /jobs/:job/checkpoints/:request-id   until it is no longer IN_PROGRESS
+ * </pre>
+ * The last call matters: the JobManager's REST endpoint keeps every asynchronous operation's
+ * result until someone reads it, and on shutdown waits up to {@code rest.async.store-duration}
+ * (5 min) for unread ones.
+ * Values are as fresh as {@code metrics.fetcher.update-interval} and
+ * {@code rest.cache.checkpoint-statistics.timeout} allow. Every request has a deadline.
+ */
+@NotThreadSafe
+public final class RestJobEndpoint implements JobEndpoint {
+
+    static final List<String> COUNTERS = List.of("numRecordsOut", "accumulateBusyTimeMs",
+            "accumulateBackPressuredTimeMs", "accumulateIdleTimeMs");
+    private static final Set<String> TERMINAL = Set.of("FINISHED", "CANCELED", "FAILED");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final URI base;
+    private final String jobId;
+    private final Duration timeout;
+    private final HttpClient http;
+    private final List<String> unreadTriggers = new ArrayList<>();
+    @Nullable
+    private Set<String> sourceVertices;
+
+    public RestJobEndpoint(URI restBase, String jobId, Duration timeout) {
+        this.base = URI.create(restBase.toString().replaceAll("/+$", "") + "/");
+        this.jobId = jobId;
+        this.timeout = timeout;
+        // HTTP/1.1: Flink's REST server does not speak HTTP/2, and the h2c upgrade attempt costs a round trip.
+        this.http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).connectTimeout(timeout).build();
+    }
+
+    @Override
+    public JobView poll() throws IOException {
+        readTriggerResults();
+        JsonNode job = get("jobs/" + jobId);
+        String state = job.path("state").asText("UNKNOWN");
+        List<CheckpointSample> completed = new ArrayList<>();
+        int inProgress = 0;
+        Instant latestFailed = null;
+        if (TERMINAL.contains(state)) {
+            return new JobView(state, true, null, completed, 0, null);
+        }
+        JobCounters counters = null;
+        if ("RUNNING".equals(state)) {
+            counters = counters(job);
+        }
+        JsonNode checkpoints = get("jobs/" + jobId + "/checkpoints");
+        inProgress = checkpoints.path("counts").path("in_progress").asInt(0);
+        for (JsonNode c : checkpoints.path("history")) {
+            if (c.path("is_savepoint").asBoolean(false)) {
+                continue;
+            }
+            String status = c.path("status").asText();
+            Instant triggered = Instant.ofEpochMilli(c.path("trigger_timestamp").asLong());
+            if ("COMPLETED".equals(status)) {
+                completed.add(new CheckpointSample(c.path("id").asLong(), triggered,
+                        Duration.ofMillis(Math.max(0, c.path("end_to_end_duration").asLong())),
+                        Math.max(0, c.path("state_size").asLong())));
+            } else if ("FAILED".equals(status) && (latestFailed == null || triggered.isAfter(latestFailed))) {
+                latestFailed = triggered;
+            }
+        }
+        completed.sort(Comparator.comparingLong(CheckpointSample::id));
+        return new JobView(state, false, counters, completed, inProgress, latestFailed);
+    }
+
+    private JobCounters counters(JsonNode job) throws IOException {
+        if (sourceVertices == null) {
+            Set<String> sources = new HashSet<>();
+            for (JsonNode node : get("jobs/" + jobId + "/plan").path("plan").path("nodes")) {
+                if (!node.has("inputs") || node.path("inputs").isEmpty()) {
+                    sources.add(node.path("id").asText());
+                }
+            }
+            sourceVertices = sources;
+        }
+        List<JobCounters.Vertex> vertices = new ArrayList<>();
+        for (JsonNode v : job.path("vertices")) {
+            String id = v.path("id").asText();
+            int parallelism = v.path("parallelism").asInt();
+            StringBuilder names = new StringBuilder();
+            for (int i = 0; i < parallelism; i++) {
+                for (String counter : COUNTERS) {
+                    names.append(names.length() == 0 ? "" : ",").append(i).append('.').append(counter);
+                }
+            }
+            JsonNode values = get("jobs/" + jobId + "/vertices/" + id + "/metrics?get=" + names);
+            List<JobCounters.Subtask> subtasks = new ArrayList<>();
+            for (int i = 0; i < parallelism; i++) {
+                Double records = value(values, i + ".numRecordsOut");
+                Double busy = value(values, i + ".accumulateBusyTimeMs");
+                Double backPressured = value(values, i + ".accumulateBackPressuredTimeMs");
+                Double idle = value(values, i + ".accumulateIdleTimeMs");
+                if (records != null && busy != null && backPressured != null && idle != null) {
+                    subtasks.add(new JobCounters.Subtask(i, records.longValue(), busy, backPressured, idle));
+                }
+            }
+            vertices.add(new JobCounters.Vertex(id, v.path("name").asText(id), sourceVertices.contains(id), parallelism,
+                    subtasks));
+        }
+        return new JobCounters(vertices);
+    }
+
+    @Nullable
+    private static Double value(JsonNode metrics, String name) {
+        for (JsonNode m : metrics) {
+            if (name.equals(m.path("id").asText())) {
+                try {
+                    double d = Double.parseDouble(m.path("value").asText());
+                    return Double.isNaN(d) ? null : d;
+                } catch (NumberFormatException e) {
+                    return null;
+                }
+            }
+        }
+        return null;
+    }
+
+    @Override
+    public void triggerCheckpoint() throws IOException {
+        HttpRequest request = HttpRequest.newBuilder(base.resolve("jobs/" + jobId + "/checkpoints"))
+                .timeout(timeout)
+                .header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString("{\"checkpointType\":\"CONFIGURED\"}"))
+                .build();
+        String requestId = JSON.readTree(send(request)).path("request-id").asText("");
+        if (!requestId.isEmpty()) {
+            unreadTriggers.add(requestId);
+        }
+    }
+
+    /** Reads the result of every trigger request that has one, so the JobManager can forget it. */
+    private void readTriggerResults() throws IOException {
+        for (int i = unreadTriggers.size() - 1; i >= 0; i--) {
+            try {
+                JsonNode status = get("jobs/" + jobId + "/checkpoints/" + unreadTriggers.get(i));
+                if (!"IN_PROGRESS".equals(status.path("status").path("id").asText())) {
+                    unreadTriggers.remove(i);
+                }
+            } catch (RestStatusException e) {
+                // Unknown to the JobManager (expired, or the job is gone): nothing left to read.
+                unreadTriggers.remove(i);
+            }
+        }
+    }
+
+    @Override
+    public String describe() {
+        return base.toString();
+    }
+
+    private JsonNode get(String path) throws IOException {
+        return JSON.readTree(send(HttpRequest.newBuilder(base.resolve(path)).timeout(timeout).GET().build()));
+    }
+
+    private String send(HttpRequest request) throws IOException {
+        HttpResponse<String> response;
+        try {
+            response = http.send(request, HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("Interrupted while calling " + request.uri(), e);
+        }
+        if (response.statusCode() / 100 != 2) {
+            throw new RestStatusException(request.method() + " " + request.uri() + " answered HTTP "
+                    + response.statusCode() + ": " + abbreviate(response.body()), response.statusCode());
+        }
+        return response.body();
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() > 300 ? s.substring(0, 300) + "..." : s;
+    }
+
+    /** Flink's REST API answered with an error status (404: the job is not known there). */
+    public static final class RestStatusException extends IOException {
+        private static final long serialVersionUID = 1L;
+        private final int status;
+
+        RestStatusException(String message, int status) {
+            super(message);
+            this.status = status;
+        }
+
+        public int status() {
+            return status;
+        }
+    }
+}

@@ -1,0 +1,172 @@
+package io.sr3.flink.pacing;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneId;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The driver over a scripted {@link JobEndpoint} and a hand-moved clock; {@link CheckpointPacer#tick} is called directly. */
+class CheckpointPacerTest {
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-11-30T12:00:00Z"));
+    private final TestingJobEndpoint endpoint = new TestingJobEndpoint();
+    private final ScheduledExecutorService unused = Executors.newSingleThreadScheduledExecutor();
+    private final AtomicBoolean stopped = new AtomicBoolean();
+    private final PacingSettings settings = new PacingSettings(Duration.ofSeconds(30), Duration.ofSeconds(2),
+            Duration.ofHours(1), 100L << 20, "http://127.0.0.1:1", Duration.ofSeconds(1), Duration.ofSeconds(5));
+    private final CheckpointPacer pacer = new CheckpointPacer("job", settings, endpoint, clock, unused,
+            () -> stopped.set(true));
+
+    @AfterEach
+    void tearDown() {
+        unused.shutdownNow();
+    }
+
+    @Test
+    void triggersWhenTheAgeBoundRequiresItAndCountsTheReason() {
+        // 90% of capacity with hot subtasks: bound (30-2)*0.1/0.9 - 2 = 1.1 s, far below Young's interval.
+        for (int second = 0; second < 4; second++) {
+            endpoint.views.add(running(second, 900, 0.9));
+        }
+        for (int i = 0; i < 4; i++) {
+            pacer.tick();
+            clock.advance(Duration.ofSeconds(1));
+        }
+
+        assertThat(endpoint.triggers).isPositive();
+        assertThat(pacer.getTriggersAgeBound()).isEqualTo(endpoint.triggers);
+        assertThat(pacer.getCheckpointAgeBoundMillis()).isBetween(1000L, 1200L);
+        assertThat(pacer.getFallingBack()).isZero();
+    }
+
+    @Test
+    void fallsBackOnceWhenRestIsUnreachableAndResumesWhenMetricsReturn() {
+        endpoint.views.add(running(0, 100, 0.1));
+        endpoint.failures.add(new IOException("connection refused"));
+        endpoint.failures.add(new IOException("connection refused"));
+        pacer.tick();
+        pacer.tick();
+        pacer.tick();
+
+        assertThat(pacer.getFallingBack()).isEqualTo(1);
+        assertThat(endpoint.triggers).isZero();
+
+        endpoint.views.add(running(1, 100, 0.1));
+        endpoint.views.add(running(2, 100, 0.1));
+        pacer.tick();
+        pacer.tick();
+
+        assertThat(pacer.getFallingBack()).isZero();
+        assertThat(pacer.getDecisions()).isPositive();
+    }
+
+    @Test
+    void aSubtaskWithoutMetricsForLongerThanStaleAfterMeansFallback() {
+        endpoint.views.add(partial());
+        pacer.tick();
+
+        assertThat(pacer.getFallingBack()).as("right after a start, metrics may not be fetched yet").isZero();
+
+        clock.advance(settings.staleAfter().plusSeconds(1));
+        endpoint.views.add(partial());
+        pacer.tick();
+
+        assertThat(pacer.getFallingBack()).isEqualTo(1);
+        assertThat(endpoint.triggers).isZero();
+    }
+
+    /** The source vertex has 2 subtasks but only one reports. */
+    private static JobView partial() {
+        return new JobView("RUNNING", false, new JobCounters(List.of(new JobCounters.Vertex("s", "source", true, 2,
+                List.of(new JobCounters.Subtask(0, 1, 1, 0, 1))))), List.of(), 0, null);
+    }
+
+    @Test
+    void stopsWhenTheJobIsTerminal() {
+        endpoint.views.add(new JobView("FINISHED", true, null, List.of(), 0, null));
+        pacer.tick();
+
+        assertThat(stopped).isTrue();
+        assertThat(pacer.isStopped()).isTrue();
+    }
+
+    /** A running job whose source emitted {@code rate} records/s for {@code second} seconds, keyed subtask at {@code busy}. */
+    private JobView running(int second, long rate, double busy) {
+        long ms = second * 1000L;
+        JobCounters counters = new JobCounters(List.of(
+                new JobCounters.Vertex("s", "source", true, 1, List.of(new JobCounters.Subtask(0, rate * second,
+                        0.1 * ms, 0, 0.9 * ms))),
+                new JobCounters.Vertex("k", "keyed", false, 1, List.of(new JobCounters.Subtask(0, 0, busy * ms, 0,
+                        (1 - busy) * ms)))));
+        List<CheckpointSample> done = List.of(new CheckpointSample(1, clock.instant().minusSeconds(20), Duration.ofMillis(100), 1000));
+        return new JobView("RUNNING", false, counters, done, 0, null);
+    }
+
+    private static final class TestingJobEndpoint implements JobEndpoint {
+        final Deque<JobView> views = new ArrayDeque<>();
+        final List<IOException> failures = new ArrayList<>();
+        int triggers;
+
+        @Override
+        public JobView poll() throws IOException {
+            if (!failures.isEmpty()) {
+                throw failures.remove(0);
+            }
+            JobView view = views.poll();
+            if (view == null) {
+                throw new IOException("script exhausted");
+            }
+            return view;
+        }
+
+        @Override
+        public void triggerCheckpoint() {
+            triggers++;
+        }
+
+        @Override
+        public String describe() {
+            return "testing endpoint";
+        }
+    }
+
+    private static final class MutableClock extends Clock {
+        private Instant now;
+
+        MutableClock(Instant now) {
+            this.now = now;
+        }
+
+        void advance(Duration d) {
+            now = now.plus(d);
+        }
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneId.of("UTC");
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+}

@@ -1,0 +1,152 @@
+package io.sr3.flink.pacing;
+
+import io.sr3.flink.pacing.Decision.Action;
+import io.sr3.flink.pacing.Decision.Reason;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The pacing rules, one row per situation. Every row: bound 60 s, failure detection 5 s, MTBF 1 h,
+ * a decision every second; the last completed checkpoint was triggered {@code age} seconds ago
+ * and took {@code cost} seconds.
+ */
+class PacingPolicyTest {
+
+    private static final Instant NOW = Instant.parse("2026-11-30T12:00:00Z");
+    private static final PacingPolicy POLICY = new PacingPolicy(PacingPolicy.Settings.of(Duration.ofSeconds(60),
+            Duration.ofSeconds(5), Duration.ofHours(1), Duration.ofSeconds(1)), Clock.fixed(NOW, ZoneOffset.UTC));
+
+    /**
+     * @param lambda input rate, records/s
+     * @param mu capacity, records/s
+     * @param hottest load of the busiest subtask
+     * @param cost duration of the last checkpoint, s
+     * @param age seconds since the last checkpoint was triggered
+     * @param restore restore-time estimate, s
+     */
+    record Row(String situation, double lambda, double mu, double hottest, double cost, double age, double restore,
+            boolean inProgress, Action action, Reason reason, boolean reachable) {
+
+        @Override
+        public String toString() {
+            return situation;
+        }
+    }
+
+    static Stream<Row> rows() {
+        return Stream.of(
+                // Steady load, 10% of capacity: bound 480 s is loose, Young's interval sqrt(2*0.5*3600) = 60 s rules.
+                new Row("steady: before Young's interval", 1000, 10000, 0.10, 0.5, 30, 1, false,
+                        Action.WAIT, Reason.WITHIN_BOUND, true),
+                new Row("steady: Young's interval reached", 1000, 10000, 0.10, 0.5, 61, 1, false,
+                        Action.CHECKPOINT, Reason.STEADY_INTERVAL, true),
+                new Row("steady: Young's interval reached at a load peak", 1000, 10000, 0.90, 0.5, 61, 1, false,
+                        Action.WAIT, Reason.WAITING_FOR_HEADROOM, true),
+                new Row("steady: a load peak still yields to the bound", 1000, 10000, 0.90, 0.5, 479, 1, false,
+                        Action.CHECKPOINT, Reason.AGE_BOUND, true),
+                // Burst to 80% of capacity: bound (60-6)*2000/8000 - 6 = 7.5 s; deadline 7.5 - 0.5 - 1 = 6 s; window from 3 s.
+                new Row("burst toward capacity: window not open yet", 8000, 10000, 0.30, 0.5, 2, 1, false,
+                        Action.WAIT, Reason.WITHIN_BOUND, true),
+                new Row("burst toward capacity: in the window, hot subtasks busy", 8000, 10000, 0.85, 0.5, 4, 1, false,
+                        Action.WAIT, Reason.WAITING_FOR_HEADROOM, true),
+                new Row("burst toward capacity: in the window, headroom", 8000, 10000, 0.30, 0.5, 4, 1, false,
+                        Action.CHECKPOINT, Reason.CHEAPEST_MOMENT, true),
+                new Row("burst toward capacity: deadline, hot or not", 8000, 10000, 0.85, 0.5, 6.5, 1, false,
+                        Action.CHECKPOINT, Reason.AGE_BOUND, true),
+                // Burst above capacity: the backlog grows, no checkpoint schedule can bound the recovery.
+                new Row("burst over capacity: no thrashing", 12000, 10000, 1.00, 0.5, 10, 1, false,
+                        Action.WAIT, Reason.BOUND_UNREACHABLE, false),
+                new Row("burst over capacity: Young's interval with headroom", 12000, 10000, 0.40, 0.5, 70, 1, false,
+                        Action.CHECKPOINT, Reason.STEADY_INTERVAL, false),
+                // Growing state at half capacity: bound (60-5-R)*1 - 5 - R.
+                new Row("growing state: small (R 1 s, bound 48 s)", 5000, 10000, 0.90, 0.5, 30, 1, false,
+                        Action.WAIT, Reason.WAITING_FOR_HEADROOM, true),
+                new Row("growing state: larger (R 20 s, bound 10 s)", 5000, 10000, 0.90, 0.5, 30, 20, false,
+                        Action.CHECKPOINT, Reason.AGE_BOUND, true),
+                new Row("growing state: too large (R 40 s)", 5000, 10000, 0.90, 0.5, 30, 40, false,
+                        Action.WAIT, Reason.BOUND_UNREACHABLE, false),
+                // Slow checkpoints at half capacity (bound 48 s): the deadline moves earlier by the duration.
+                new Row("slow checkpoint: 0.5 s, deadline 46.5 s", 5000, 10000, 0.90, 0.5, 40, 1, false,
+                        Action.WAIT, Reason.WAITING_FOR_HEADROOM, true),
+                new Row("slow checkpoint: 10 s, deadline 37 s", 5000, 10000, 0.90, 10, 40, 1, false,
+                        Action.CHECKPOINT, Reason.AGE_BOUND, true),
+                new Row("slow checkpoint: 50 s, longer than the bound", 5000, 10000, 0.90, 50, 40, 1, false,
+                        Action.WAIT, Reason.BOUND_UNREACHABLE, false),
+                // Detection + restore alone exceed the bound, even without input.
+                new Row("unreachable bound: D + R > bound", 0, 10000, 0.10, 0.5, 1, 58, false,
+                        Action.WAIT, Reason.BOUND_UNREACHABLE, false),
+                new Row("running checkpoint: wait even past the deadline", 8000, 10000, 0.30, 0.5, 30, 1, true,
+                        Action.WAIT, Reason.CHECKPOINT_IN_PROGRESS, true));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("rows")
+    void decides(Row row) {
+        Decision decision = POLICY.decide(inputs(row));
+
+        assertThat(decision.action()).as(decision.explanation()).isEqualTo(row.action());
+        assertThat(decision.reason()).as(decision.explanation()).isEqualTo(row.reason());
+        assertThat(decision.boundReachable()).as(decision.explanation()).isEqualTo(row.reachable());
+        assertThat(decision.checkpointAge()).isEqualTo(Duration.ofMillis(Math.round(row.age() * 1000)));
+        assertThat(decision.explanation()).contains("age ").contains("bound ").contains("hottest");
+    }
+
+    /** The decision reports the model's numbers: T(age) and tau_max, with T(tau_max) = the bound. */
+    @Test
+    void reportsTheModelsBoundAndRecoveryTime() {
+        Row burst = new Row("burst", 8000, 10000, 0.30, 0.5, 4, 1, false, Action.CHECKPOINT, Reason.CHEAPEST_MOMENT, true);
+        Decision decision = POLICY.decide(inputs(burst));
+
+        assertThat(decision.ageBound()).isEqualTo(Duration.ofMillis(7500));
+        assertThat(decision.estimatedRecovery()).isEqualTo(Duration.ofMillis(
+                Math.round(1000 * RecoveryModel.recoverySeconds(4, 5, 1, 8000, 10000))));
+        assertThat(RecoveryModel.recoverySeconds(7.5, 5, 1, 8000, 10000)).isCloseTo(60, org.assertj.core.data.Offset.offset(1e-9));
+    }
+
+    @Test
+    void withoutInputTheBoundIsUnboundedAndTheFirstCheckpointComesEarly() {
+        PacingInputs noInput = new PacingInputs(0, Double.MAX_VALUE, List.of(new SubtaskLoad("v", 0, 0, 0)), List.of(),
+                false, Duration.ZERO, NOW.minusSeconds(1));
+        Decision decision = POLICY.decide(noInput);
+
+        assertThat(decision.ageBound()).isNull();
+        assertThat(decision.reason()).isEqualTo(Reason.STEADY_INTERVAL);
+    }
+
+    @Test
+    void modelMatchesTheDesignFormula() {
+        // tau_max = (RTO - D - R) * (mu - lambda) / lambda - D - R
+        assertThat(RecoveryModel.maxAgeSeconds(120, 10, 5, 1000, 3000)).isEqualTo(105.0 * 2000 / 1000 - 15);
+        assertThat(RecoveryModel.maxAgeSeconds(120, 10, 5, 3000, 3000)).isEqualTo(Double.NEGATIVE_INFINITY);
+        assertThat(RecoveryModel.recoverySeconds(30, 10, 5, 0, 3000)).isEqualTo(15);
+        assertThat(RecoveryModel.youngIntervalSeconds(2, 3600)).isEqualTo(120);
+    }
+
+    @Test
+    void rejectsABoundNotLongerThanDetection() {
+        assertThatThrownBy(() -> PacingPolicy.Settings.of(Duration.ofSeconds(5), Duration.ofSeconds(5),
+                Duration.ofHours(1), Duration.ofSeconds(1)))
+                .hasMessageContaining("must be longer than the failure-detection time");
+        assertThatThrownBy(() -> PacingPolicy.Settings.of(Duration.ZERO, Duration.ofSeconds(5), Duration.ofHours(1),
+                Duration.ofSeconds(1))).hasMessageContaining("maxRecoveryTime must be a positive duration");
+    }
+
+    private static PacingInputs inputs(Row row) {
+        Instant triggered = NOW.minusMillis(Math.round(row.age() * 1000));
+        CheckpointSample last = new CheckpointSample(7, triggered, Duration.ofMillis(Math.round(row.cost() * 1000)), 1 << 20);
+        return new PacingInputs(row.lambda(), row.mu(),
+                List.of(new SubtaskLoad("map", 0, row.hottest() / 2, 0), new SubtaskLoad("keyed", 1, row.hottest(), 0)),
+                List.of(last), row.inProgress(), Duration.ofMillis(Math.round(row.restore() * 1000)), NOW.minusSeconds(600));
+    }
+}
