@@ -2,6 +2,7 @@ package io.sr3.flink;
 
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.NodeConfig;
+import io.sr3.flink.node.RingRole;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.IllegalConfigurationException;
@@ -82,6 +83,16 @@ public final class Sr3Options {
                     .withDescription("Failure zone (rack, availability zone) of this node. Replicas of a block "
                             + "go to distinct zones first. Empty: every node is its own zone.");
 
+    public static final ConfigOption<RingRole> RING_ROLE =
+            ConfigOptions.key("sr3.ring.role")
+                    .enumType(RingRole.class)
+                    .defaultValue(RingRole.STORAGE)
+                    .withDescription("'storage': this process's ring node holds replicas (TaskManagers). 'client': it "
+                            + "reads and writes through the ring but stores nothing and never joins placement; set it "
+                            + "for the JobManager and for command-line clients. A storage node of a process configured "
+                            + "with sr3.ring.seeds starts when Flink initializes its file systems, so it is a member "
+                            + "before the first job runs.");
+
     public static final ConfigOption<Integer> RING_VIRTUAL_NODES =
             ConfigOptions.key("sr3.ring.virtual-nodes")
                     .intType()
@@ -100,6 +111,16 @@ public final class Sr3Options {
                     .defaultValue(Duration.ofSeconds(5))
                     .withDescription("How long a node may stay silent before it is removed from placement. "
                             + "Reads and writes skip an unreachable node at once; this only decides placement.");
+
+    public static final ConfigOption<Duration> REPAIR_INTERVAL =
+            ConfigOptions.key("sr3.repair.interval")
+                    .durationType()
+                    .defaultValue(NodeConfig.DEFAULT_REPAIR_INTERVAL)
+                    .withDescription("How often a storage node checks, after the ring lost or gained a member, the "
+                            + "manifests it holds for blocks with fewer live replicas than "
+                            + "sr3.ring.replication-factor, and copies them from a surviving replica to new nodes. "
+                            + "Scans repeat at this interval until one finds nothing to repair; one block is copied at "
+                            + "a time.");
 
     public static final ConfigOption<MemorySize> BLOCK_SIZE =
             ConfigOptions.key("sr3.block.size")
@@ -122,6 +143,25 @@ public final class Sr3Options {
                     .withDescription("Force every block to disk before acknowledging it. Off by default: "
                             + "durability comes from replicas on other nodes, like Flink's file:// checkpoints rely "
                             + "on the OS page cache.");
+
+    public static final ConfigOption<MemorySize> STORE_MAX_SIZE =
+            ConfigOptions.key("sr3.store.max-size")
+                    .memoryType()
+                    .noDefaultValue()
+                    .withDescription("Most bytes this node's store may hold (block headers included). A block that "
+                            + "would pass it is refused before anything is written and goes to the next node on the "
+                            + "ring; when no node has room, the file, and so the checkpoint, fails with a message that "
+                            + "names the full stores. Default: no limit.");
+
+    public static final ConfigOption<Duration> ORPHAN_GRACE_PERIOD =
+            ConfigOptions.key("sr3.store.orphan-grace-period")
+                    .durationType()
+                    .defaultValue(NodeConfig.DEFAULT_ORPHAN_GRACE_PERIOD)
+                    .withDescription("Blocks that no manifest on the ring references (left by crashed writers, "
+                            + "failed checkpoints, or deletes while a holder was down) are deleted once they are this "
+                            + "old; each storage node checks at this interval. Must be longer than the longest time "
+                            + "one checkpoint file takes to write (execution.checkpointing.timeout), because a "
+                            + "file's blocks are stored before its manifest.");
 
     public static final ConfigOption<String> TRANSPORT_SECRET =
             ConfigOptions.key("sr3.transport.secret")
@@ -147,9 +187,12 @@ public final class Sr3Options {
 
     /** All options, in the order the README lists them. */
     public static List<ConfigOption<?>> all() {
-        return List.of(WORKING_STATE, RING_HOST, RING_PORT, RING_SEEDS, REPLICATION_FACTOR, RING_ZONE,
-                RING_VIRTUAL_NODES, FAILURE_DETECTOR_INTERVAL, FAILURE_DETECTOR_TIMEOUT, BLOCK_SIZE, STORE_DIR,
-                STORE_FSYNC, TRANSPORT_SECRET, MAX_FRAME_SIZE, REQUEST_TIMEOUT);
+        return List.of(WORKING_STATE, RING_HOST, RING_PORT, RING_SEEDS, REPLICATION_FACTOR, RING_ZONE, RING_ROLE,
+                RING_VIRTUAL_NODES, FAILURE_DETECTOR_INTERVAL, FAILURE_DETECTOR_TIMEOUT, REPAIR_INTERVAL, BLOCK_SIZE,
+                STORE_DIR, STORE_FSYNC, STORE_MAX_SIZE, ORPHAN_GRACE_PERIOD, TRANSPORT_SECRET, MAX_FRAME_SIZE,
+                REQUEST_TIMEOUT, Sr3PacingOptions.ENABLED, Sr3PacingOptions.MAX_RECOVERY_TIME,
+                Sr3PacingOptions.FAILURE_DETECTION_TIME, Sr3PacingOptions.MTBF, Sr3PacingOptions.RESTORE_BANDWIDTH,
+                Sr3PacingOptions.REST_URL);
     }
 
     /** Whether the configuration sets any {@code sr3.*} key. */
@@ -200,6 +243,18 @@ public final class Sr3Options {
         MemorySize blockSize = get(config, raw, BLOCK_SIZE);
         check(blockSize.getBytes() >= 1024 && blockSize.getBytes() + NodeConfig.BLOCK_FRAME_OVERHEAD <= maxFrame.getBytes(),
                 BLOCK_SIZE, raw, "must be at least 1 kb and fit into sr3.transport.max-frame-size (" + maxFrame + ")");
+        Duration repairInterval = get(config, raw, REPAIR_INTERVAL);
+        check(isPositive(repairInterval), REPAIR_INTERVAL, raw, "must be a positive duration");
+        RingRole role = get(config, raw, RING_ROLE);
+        long storeMaxBytes = Long.MAX_VALUE;
+        if (config.getOptional(STORE_MAX_SIZE).isPresent() || raw.containsKey(STORE_MAX_SIZE.key())) {
+            MemorySize max = get(config, raw, STORE_MAX_SIZE);
+            check(max != null && max.getBytes() >= blockSize.getBytes() + 17, STORE_MAX_SIZE, raw,
+                    "must hold at least one block of sr3.block.size (" + blockSize + ")");
+            storeMaxBytes = max.getBytes();
+        }
+        Duration orphanGrace = get(config, raw, ORPHAN_GRACE_PERIOD);
+        check(isPositive(orphanGrace), ORPHAN_GRACE_PERIOD, raw, "must be a positive duration");
         String secret = config.getOptional(TRANSPORT_SECRET).orElse(null);
         String storeDir = config.getOptional(STORE_DIR).orElse(null);
         return new NodeConfig(
@@ -216,7 +271,11 @@ public final class Sr3Options {
                 requestTimeout,
                 interval,
                 timeout,
-                (int) blockSize.getBytes());
+                (int) blockSize.getBytes(),
+                role,
+                repairInterval,
+                storeMaxBytes,
+                orphanGrace);
     }
 
     private static String host(ReadableConfig config, List<String> seeds) {

@@ -69,6 +69,10 @@ class Sr3OptionsTest {
         "sr3.transport.request-timeout  | soon     | a duration",
         "sr3.ring.failure-detector.timeout | 100 ms | longer than",
         "sr3.store.fsync                | maybe    | true or false",
+        "sr3.ring.role                  | leader   | one of [storage, client]",
+        "sr3.repair.interval            | 0 ms     | positive",
+        "sr3.store.max-size             | 1 kb     | at least one block",
+        "sr3.store.orphan-grace-period  | 0 s      | positive",
     })
     void invalidValueFailsNamingKeyValueAndRule(String key, String value, String rule) {
         assertThatThrownBy(() -> Sr3Options.nodeConfig(config(key, value)))
