@@ -69,9 +69,10 @@ public final class Sr3FileSystem extends FileSystem {
     @Override
     public FileStatus getFileStatus(Path path) throws IOException {
         String key = normalize(path);
-        Manifest manifest = manifest(node(), key);
+        RingNode node = node();
+        Manifest manifest = manifest(node, key);
         if (manifest == null) {
-            throw new FileNotFoundException("File " + display(key) + " does not exist on the sr3 ring");
+            throw notFound(node, key);
         }
         return status(manifest);
     }
@@ -105,7 +106,7 @@ public final class Sr3FileSystem extends FileSystem {
         RingNode node = node();
         Manifest manifest = manifest(node, key);
         if (manifest == null) {
-            throw new FileNotFoundException("File " + display(key) + " does not exist on the sr3 ring");
+            throw notFound(node, key);
         }
         if (manifest.directory()) {
             throw new IOException("Cannot open " + display(key) + ": it is a directory");
@@ -236,15 +237,28 @@ public final class Sr3FileSystem extends FileSystem {
     static RingNode node() throws IOException {
         RingNode node = LocalRing.current();
         if (!node.isClient()) {
-            ReplicaRepairer repairer = new ReplicaRepairer(node);
-            if (node.scheduleMaintenance(ReplicaRepairer.TASK_NAME, repairer, node.config().repairInterval())) {
+            node.scheduleMaintenance(ReplicaRepairer.TASK_NAME, () -> {
+                ReplicaRepairer repairer = new ReplicaRepairer(node);
                 node.registerStat("auditUnderReplicatedBlocks", () -> repairer.audit()[0]);
                 node.registerStat("auditBlocksInOneZone", () -> repairer.audit()[1]);
-            }
-            node.scheduleMaintenance(OrphanSweeper.TASK_NAME, new OrphanSweeper(node, System::currentTimeMillis),
+                return repairer;
+            }, node.config().repairInterval());
+            node.scheduleMaintenance(OrphanSweeper.TASK_NAME, () -> new OrphanSweeper(node, System::currentTimeMillis),
                     node.config().orphanGracePeriod());
         }
         return node;
+    }
+
+    /**
+     * The file is on none of the live nodes. When it belongs to a checkpoint being restored, its
+     * manifest was lost with more nodes than the replication factor tolerates: say so, because
+     * "does not exist" alone sends people looking for a typo.
+     */
+    private FileNotFoundException notFound(RingNode node, String key) {
+        return new FileNotFoundException("File " + display(key) + " does not exist on the sr3 ring: none of its "
+                + node.membership().members().size() + " live storage nodes holds its manifest. If it belongs to a "
+                + "completed checkpoint, more nodes were lost than sr3.ring.replication-factor ("
+                + node.config().replicationFactor() + ") tolerates, and its blocks cannot be located.");
     }
 
     @Nullable

@@ -35,6 +35,7 @@ import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * One storage node of the ring: a Netty server over a local {@link BlockStore}, a client to the
@@ -165,16 +166,17 @@ public final class RingNode implements AutoCloseable {
     }
 
     /**
-     * Runs {@code task} every {@code interval} on this node's maintenance thread, once per name:
-     * a second call with the same name does nothing. Tasks may block on ring I/O; they never run
+     * Runs the task {@code taskFactory} makes every {@code interval} on this node's maintenance
+     * thread, once per name: a second call with the same name does nothing (and makes no task). Tasks may block on ring I/O; they never run
      * concurrently with each other. An exception is logged and the task runs again next time.
      *
      * @return whether the task was scheduled by this call
      */
-    public boolean scheduleMaintenance(String name, Runnable task, Duration interval) {
+    public boolean scheduleMaintenance(String name, Supplier<Runnable> taskFactory, Duration interval) {
         if (closed.get() || !maintenanceTasks.add(name)) {
             return false;
         }
+        Runnable task = taskFactory.get();
         maintenance.scheduleWithFixedDelay(() -> {
             try {
                 task.run();

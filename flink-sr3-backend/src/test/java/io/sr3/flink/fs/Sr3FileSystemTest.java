@@ -123,7 +123,10 @@ class Sr3FileSystemTest {
         assertThat(blocksOnRing()).isEqualTo(6);
         assertThat(fs.delete(base, true)).isTrue();
         assertThat(blocksOnRing()).isZero();
-        assertThatThrownBy(() -> fs.open(file)).isInstanceOf(FileNotFoundException.class).hasMessageContaining("sr3://");
+        assertThatThrownBy(() -> fs.open(file))
+                .isInstanceOf(FileNotFoundException.class)
+                .hasMessageContaining(file.getPath())
+                .hasMessageContaining("sr3.ring.replication-factor (2)");
     }
 
     @Test
