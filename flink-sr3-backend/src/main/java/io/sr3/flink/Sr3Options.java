@@ -15,11 +15,11 @@ import java.net.UnknownHostException;
 import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.function.Function;
 
 /**
  * Every {@code sr3.*} configuration option, and their validation.
@@ -336,23 +336,21 @@ public final class Sr3Options {
         }
     }
 
+    /** What a value of this option's type looks like, for the error message. */
     private static String describeType(ConfigOption<?> option) {
-        Function<ConfigOption<?>, String> byDefault = o -> {
-            Object d = o.defaultValue();
-            if (d instanceof Enum<?> e) {
-                return "expected one of " + java.util.Arrays.toString(e.getDeclaringClass().getEnumConstants()).toLowerCase();
-            } else if (d instanceof Duration) {
-                return "expected a duration like '500 ms' or '10 s'";
-            } else if (d instanceof MemorySize) {
-                return "expected a size like '4 mb'";
-            } else if (d instanceof Integer) {
-                return "expected an integer";
-            } else if (d instanceof Boolean) {
-                return "expected true or false";
-            }
-            return "could not be parsed";
-        };
-        return byDefault.apply(option);
+        Object example = option.defaultValue();
+        if (example instanceof Enum<?> e) {
+            return "expected one of " + Arrays.toString(e.getDeclaringClass().getEnumConstants()).toLowerCase();
+        } else if (example instanceof Duration) {
+            return "expected a duration like '500 ms' or '10 s'";
+        } else if (example instanceof MemorySize) {
+            return "expected a size like '4 mb'";
+        } else if (example instanceof Integer) {
+            return "expected an integer";
+        } else if (example instanceof Boolean) {
+            return "expected true or false";
+        }
+        return "could not be parsed";
     }
 
     private static void check(boolean condition, ConfigOption<?> option, Map<String, String> raw, String rule) {

@@ -19,6 +19,7 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
+import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
@@ -261,7 +262,7 @@ public final class RingNode implements AutoCloseable {
     }
 
     /** Probes a peer; the answer is its live member list, itself first. */
-    CompletableFuture<List<Member>> ping(java.net.InetSocketAddress peer, Duration deadline) {
+    CompletableFuture<List<Member>> ping(InetSocketAddress peer, Duration deadline) {
         byte[] sender = isClient() ? new byte[0] : MemberCodec.encode(self);
         return client.request(peer, MessageType.PING, sender, deadline)
                 .thenApply(f -> MemberCodec.decodeList(f.payload()));
