@@ -1,5 +1,6 @@
 package io.sr3.flink.benchmark;
 
+import io.sr3.flink.harness.BenchmarkMain;
 import io.sr3.flink.harness.EmbeddedCluster;
 import io.sr3.flink.harness.FlinkSettings;
 import io.sr3.flink.harness.InJvmRing;
@@ -96,23 +97,8 @@ public final class PacingBenchmark {
         this.tmp = tmp;
     }
 
-    public static void main(String[] args) throws Exception {
-        if (args.length != 1) {
-            System.err.println("Usage: PacingBenchmark <results directory>");
-            System.exit(2);
-        }
-        int code;
-        try {
-            Path tmp = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath();
-            Files.createDirectories(tmp);
-            code = new PacingBenchmark(tmp).run(Path.of(args[0]));
-        } catch (Throwable t) {
-            System.out.println("BENCHMARK FAILED: " + t);
-            t.printStackTrace(System.out);
-            code = 2;
-        }
-        System.out.flush();
-        System.exit(code);
+    public static void main(String[] args) {
+        BenchmarkMain.run("PacingBenchmark", args, (tmp, results) -> new PacingBenchmark(tmp).run(results));
     }
 
     /** One configuration: the pacer, or a fixed interval. */

@@ -5,9 +5,7 @@ import io.sr3.flink.node.RingStatsClient;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,25 +25,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * runs; the job restores from the ring and its result is exactly right. With two zones, no block's
  * replicas sit in one zone.
  */
-class Sr3ProcessClusterFailoverITCase {
+class Sr3ProcessClusterFailoverITCase extends ProcessClusterTestBase {
 
     private static final Duration INTERVAL = Duration.ofMillis(500);
 
-    @TempDir
-    Path tempDir;
-
-    private ProcessCluster cluster;
-    private RingStatsClient stats;
-
-    @AfterEach
-    void tearDown() {
-        if (stats != null) {
-            stats.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     /** Replication factor 2 over two zones; one TaskManager killed; a replacement starts. */
     @Test

@@ -4,9 +4,7 @@ import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.testjob.FileResultSink;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -20,19 +18,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * checkpoint file (two TaskManagers, factor 2): the job cannot restore, fails with an error that
  * names the lost {@code sr3://} file, and never emits a result.
  */
-class Sr3ProcessClusterLostReplicasITCase {
+class Sr3ProcessClusterLostReplicasITCase extends ProcessClusterTestBase {
 
-    @TempDir
-    Path tempDir;
-
-    private ProcessCluster cluster;
-
-    @AfterEach
-    void tearDown() {
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void restoreFailsNamingTheLostFileWhenEveryReplicaIsGone() throws Exception {

@@ -4,9 +4,7 @@ import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.node.RingStatsClient;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,23 +25,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * deadline. A second TaskManager is then killed, which without the repair would have lost every
  * block the two shared, and the job restores from the retained checkpoint exactly right.
  */
-class Sr3ProcessClusterRepairITCase {
+class Sr3ProcessClusterRepairITCase extends ProcessClusterTestBase {
 
-    @TempDir
-    Path tempDir;
-
-    private ProcessCluster cluster;
-    private RingStatsClient stats;
-
-    @AfterEach
-    void tearDown() {
-        if (stats != null) {
-            stats.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void underReplicatedBlocksReturnToZeroAfterAKillAndTheCheckpointSurvivesTheNextKill() throws Exception {

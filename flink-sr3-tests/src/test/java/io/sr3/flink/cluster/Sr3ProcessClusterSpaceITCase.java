@@ -4,9 +4,7 @@ import io.sr3.flink.node.RingStatsClient;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,27 +23,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * small factor of retained checkpoints x state size x replication factor; and the retained
  * checkpoint still restores exactly, so no shared file a retained checkpoint uses was deleted.
  */
-class Sr3ProcessClusterSpaceITCase {
+class Sr3ProcessClusterSpaceITCase extends ProcessClusterTestBase {
 
     /** Room for one checkpoint being written while the retained one is still referenced, plus headers and manifests. */
     private static final double FACTOR = 3.0;
     private static final int CHECKPOINTS = 200;
 
-    @TempDir
-    Path tempDir;
-
-    private ProcessCluster cluster;
-    private RingStatsClient stats;
-
-    @AfterEach
-    void tearDown() {
-        if (stats != null) {
-            stats.close();
-        }
-        if (cluster != null) {
-            cluster.close();
-        }
-    }
 
     @Test
     void ringBytesStayBoundedOverTwoHundredCheckpoints() throws Exception {
