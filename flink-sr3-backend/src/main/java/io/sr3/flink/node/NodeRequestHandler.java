@@ -8,6 +8,7 @@ import io.sr3.flink.transport.ErrorCode;
 import io.sr3.flink.transport.Frame;
 import io.sr3.flink.transport.MessageType;
 import io.sr3.flink.transport.Payloads;
+import io.sr3.flink.transport.RelayRequest;
 import io.sr3.flink.transport.RequestHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -15,6 +16,8 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /** Serves peers' requests against this node's store and membership. Runs on the I/O pool. */
 final class NodeRequestHandler implements RequestHandler {
@@ -25,6 +28,32 @@ final class NodeRequestHandler implements RequestHandler {
 
     NodeRequestHandler(RingNode node) {
         this.node = node;
+    }
+
+    @Override
+    public CompletableFuture<Frame> handleAsync(Frame request, String remote) {
+        if (request.type() != MessageType.RELAY_BLOCK) {
+            return CompletableFuture.completedFuture(handle(request, remote));
+        }
+        RelayRequest relay;
+        try {
+            relay = RelayRequest.decode(request.payload());
+        } catch (IllegalArgumentException e) {
+            return CompletableFuture.completedFuture(error(ErrorCode.BAD_REQUEST, e.getMessage()));
+        }
+        return node.relay(relay).handle((data, failure) -> {
+            if (failure == null) {
+                return data(data);
+            }
+            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            if (cause instanceof RelayException e) {
+                if (e.code() == ErrorCode.CORRUPT) {
+                    LOG.warn("[{}] not forwarding a block to {}: {}", node.self().id(), remote, e.getMessage());
+                }
+                return error(e.code(), e.getMessage());
+            }
+            return error(ErrorCode.INTERNAL, String.valueOf(cause));
+        });
     }
 
     @Override

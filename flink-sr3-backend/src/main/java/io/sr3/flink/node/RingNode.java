@@ -4,13 +4,17 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.sr3.flink.restore.NetworkView;
+import io.sr3.flink.restore.RestoreStats;
 import io.sr3.flink.ring.Member;
 import io.sr3.flink.ring.MemberCodec;
 import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockStore;
+import io.sr3.flink.transport.ErrorCode;
 import io.sr3.flink.transport.Frame;
 import io.sr3.flink.transport.MessageType;
 import io.sr3.flink.transport.Payloads;
+import io.sr3.flink.transport.RelayRequest;
 import io.sr3.flink.transport.TransportClient;
 import io.sr3.flink.transport.TransportServer;
 import org.slf4j.Logger;
@@ -28,6 +32,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutorService;
@@ -69,6 +74,8 @@ public final class RingNode implements AutoCloseable {
     private final FailureDetector failureDetector;
     private final RingStorage storage;
     private final NodeMetrics metrics = new NodeMetrics();
+    private final NetworkView networkView = new NetworkView();
+    private final RestoreStats restoreStats = new RestoreStats();
     private final AtomicBoolean closed = new AtomicBoolean();
 
     private RingNode(NodeConfig config) throws IOException {
@@ -148,8 +155,23 @@ public final class RingNode implements AutoCloseable {
         return metrics;
     }
 
+    /** What this node has measured about the links towards it, for restore planning. */
+    public NetworkView networkView() {
+        return networkView;
+    }
+
+    /** The restores this node has run, for metrics. */
+    public RestoreStats restoreStats() {
+        return restoreStats;
+    }
+
     TransportClient client() {
         return client;
+    }
+
+    /** Delays the answers this node receives as if they crossed shaped links. For tests and benchmarks only. */
+    public void shapeInboundLinks(io.sr3.flink.transport.LinkShaper shaper) {
+        client.shapeWith(shaper);
     }
 
     /** Peers refused because they failed the shared-secret handshake. */
@@ -259,6 +281,57 @@ public final class RingNode implements AutoCloseable {
         }
         return client.request(target.address(), MessageType.LIST_KEYS, Payloads.utf8(prefix))
                 .thenApply(f -> Payloads.stringList(f.payload()));
+    }
+
+    /**
+     * Fetches a block along a relay route (see {@link MessageType#RELAY_BLOCK}): from this node's
+     * store when the route is empty, otherwise through the first hop. The answer is verified
+     * against the length and CRC32C of the request before it is returned, so a corrupt block
+     * stops here and is never passed on.
+     *
+     * @throws RelayException (in the future) when a hop could not be reached, or it or anything
+     *     behind it failed; its code says why
+     */
+    public CompletableFuture<byte[]> relay(RelayRequest request) {
+        List<String> route = request.route();
+        if (!route.isEmpty() && Member.fromId(route.get(0)).sameNode(self)) {
+            return relay(request.next()); // a route through this node itself costs nothing
+        }
+        CompletableFuture<byte[]> fetched;
+        String source;
+        if (route.isEmpty()) {
+            source = self.id();
+            fetched = local(() -> store.get(request.key()));
+        } else {
+            Member hop = Member.fromId(route.get(0));
+            source = hop.id();
+            Duration deadline = config.requestTimeout().multipliedBy(route.size());
+            fetched = client.request(hop.address(), MessageType.RELAY_BLOCK, request.next().encode(), deadline)
+                    .thenApply(Frame::payload);
+        }
+        return fetched.handle((data, error) -> {
+            if (error != null) {
+                throw new CompletionException(RelayException.from(unwrap(error), request.key(), source, self.id()));
+            }
+            String problem = RingStorage.check(data, request.length(), request.crc32c());
+            if (problem != null) {
+                throw new CompletionException(new RelayException(ErrorCode.CORRUPT,
+                        "block " + request.key() + " from " + source + " failed verification at " + self.id() + ": " + problem));
+            }
+            return data;
+        });
+    }
+
+    private static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
+    /** Whether {@code peer} answers a probe within {@code deadline}; never completes exceptionally. */
+    public CompletableFuture<Boolean> answers(Member peer, Duration deadline) {
+        if (peer.sameNode(self)) {
+            return CompletableFuture.completedFuture(isRunning());
+        }
+        return ping(peer.address(), deadline).handle((members, error) -> error == null);
     }
 
     /** Probes a peer; the answer is its live member list, itself first. */

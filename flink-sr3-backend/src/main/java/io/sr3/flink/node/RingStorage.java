@@ -227,8 +227,9 @@ public final class RingStorage {
         }
     }
 
+    /** What is wrong with a blob that should have {@code length} bytes and checksum {@code crc32c}, or null. */
     @Nullable
-    private static String check(byte[] data, int length, int crc32c) {
+    static String check(byte[] data, int length, int crc32c) {
         if (data.length != length) {
             return "length " + data.length + " != expected " + length;
         }

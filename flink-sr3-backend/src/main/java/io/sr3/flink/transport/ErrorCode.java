@@ -13,7 +13,9 @@ public enum ErrorCode {
     /** The connection has not completed the shared-secret handshake. */
     UNAUTHENTICATED(5),
     /** Any other failure on the peer; the message says what. */
-    INTERNAL(6);
+    INTERNAL(6),
+    /** A relay could not reach the next hop of its route; the message names the hop. */
+    UPSTREAM_FAILED(7);
 
     private final int code;
 

@@ -37,6 +37,15 @@ public enum MessageType {
      * {@code count i32 | (nameLength u16 | name utf8 | value i64)*}.
      */
     STATS(15),
+    /**
+     * Fetch a block through a route of peers, for line and tree restores. Payload: {@code crc32c
+     * i32 | length i32 | keyLength u16 | key utf8 | hopCount u8 | (idLength u16 | id utf8)*}. A node
+     * with no hops left serves the block from its own store; otherwise it sends the request on to
+     * the first hop with the rest of the route. Every node verifies length and CRC32C before it
+     * answers, so a corrupt block is never forwarded. Answer: {@link #DATA} with the block's bytes,
+     * {@link ErrorCode#CORRUPT}, or {@link ErrorCode#UPSTREAM_FAILED} when a hop could not be reached.
+     */
+    RELAY_BLOCK(16),
 
     /** Success without a body. */
     OK(100),

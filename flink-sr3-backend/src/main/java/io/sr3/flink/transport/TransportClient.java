@@ -47,6 +47,7 @@ public final class TransportClient implements AutoCloseable {
     private final AtomicLong nextRequestId = new AtomicLong(1);
     private final Map<InetSocketAddress, CompletableFuture<Connection>> connections = new ConcurrentHashMap<>();
     private volatile boolean closed;
+    private volatile LinkShaper shaper;
 
     public TransportClient(EventLoopGroup group, String secret, int maxFrameSize, Duration requestTimeout) {
         this.group = group;
@@ -130,6 +131,11 @@ public final class TransportClient implements AutoCloseable {
         });
     }
 
+    /** Delays every answer received from now on as {@code shaper} says. For tests and benchmarks only. */
+    public void shapeWith(LinkShaper shaper) {
+        this.shaper = shaper;
+    }
+
     /** Closes every connection; pending requests fail. The event loop group is the caller's. */
     @Override
     public void close() {
@@ -204,6 +210,16 @@ public final class TransportClient implements AutoCloseable {
             if (result == null) {
                 return; // the request timed out already
             }
+            LinkShaper currentShaper = shaper;
+            long delay = currentShaper == null ? 0 : currentShaper.delayNanos(peer, frame.payload().length, System.nanoTime());
+            if (delay > 0) {
+                ctx.executor().schedule(() -> complete(result, frame), delay, TimeUnit.NANOSECONDS);
+            } else {
+                complete(result, frame);
+            }
+        }
+
+        private void complete(CompletableFuture<Frame> result, Frame frame) {
             if (frame.type() == MessageType.ERROR) {
                 result.completeExceptionally(new RemoteException(
                         peer.toString(), Payloads.errorCode(frame.payload()), Payloads.errorMessage(frame.payload())));

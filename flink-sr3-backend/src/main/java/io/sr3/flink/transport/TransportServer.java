@@ -23,6 +23,7 @@ import java.io.IOException;
 import java.net.BindException;
 import java.net.InetSocketAddress;
 import java.util.Iterator;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -177,15 +178,22 @@ public final class TransportServer implements AutoCloseable {
         }
 
         private void serve(ChannelHandlerContext ctx, Frame request, String remote) {
-            Frame response;
+            CompletableFuture<Frame> answer;
             try {
-                Frame answer = handler.handle(request, remote);
-                response = new Frame(answer.type(), request.requestId(), answer.payload());
-            } catch (Exception e) {
-                LOG.warn("Failed to serve {} from {}", request, remote, e);
-                response = error(request.requestId(), ErrorCode.INTERNAL, String.valueOf(e));
+                answer = handler.handleAsync(request, remote);
+            } catch (RuntimeException e) {
+                answer = CompletableFuture.failedFuture(e);
             }
-            ctx.writeAndFlush(response);
+            answer.whenComplete((frame, error) -> {
+                Frame response;
+                if (error == null) {
+                    response = new Frame(frame.type(), request.requestId(), frame.payload());
+                } else {
+                    LOG.warn("Failed to serve {} from {}", request, remote, error);
+                    response = error(request.requestId(), ErrorCode.INTERNAL, String.valueOf(error));
+                }
+                ctx.writeAndFlush(response);
+            });
         }
 
         @Override

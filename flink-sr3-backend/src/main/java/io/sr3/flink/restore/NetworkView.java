@@ -1,0 +1,52 @@
+package io.sr3.flink.restore;
+
+import javax.annotation.concurrent.ThreadSafe;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What one node knows about the network around it, kept current from its own transfers (and from
+ * explicit probes in benchmarks), and handed to the planner as a {@link NetworkModel} snapshot.
+ *
+ * <p>Until something is measured, every link is the default (a 1 Gbit/s LAN with a 0.5 ms round
+ * trip) and the planner picks star, the right answer on a uniform LAN.
+ */
+@ThreadSafe
+public final class NetworkView {
+
+    /** What an unmeasured path is assumed to deliver: a 1 Gbit/s LAN. */
+    public static final Link DEFAULT_LINK = new Link(125e6, Duration.ofMillis(1).dividedBy(2));
+
+    private final LinkEstimator toThisNode = new LinkEstimator(0.3, DEFAULT_LINK);
+    private final Map<String, Link> between = new ConcurrentHashMap<>();
+    private volatile Inbound inbound = new Inbound(DEFAULT_LINK.bytesPerSecond(), 4, 0.0, Duration.ZERO);
+
+    /** Links from each peer to this node, learned from transfers. */
+    public LinkEstimator toThisNode() {
+        return toThisNode;
+    }
+
+    /** Records the measured link from holder {@code from} to holder {@code to}. */
+    public void setBetween(String from, String to, Link link) {
+        between.put(from + "->" + to, link);
+    }
+
+    /**
+     * Records what this node can receive: total inbound rate, the senders it takes without loss
+     * and the loss per sender beyond, and the fixed cost of one forwarding hop.
+     */
+    public void setInbound(double bytesPerSecond, int incastThreshold, double incastPenalty, Duration hopStartup) {
+        this.inbound = new Inbound(bytesPerSecond, incastThreshold, incastPenalty, hopStartup);
+    }
+
+    /** A snapshot for the planner. */
+    public NetworkModel model() {
+        Inbound in = inbound;
+        return new NetworkModel(toThisNode.links(), Map.copyOf(between), DEFAULT_LINK, in.bytesPerSecond,
+                in.incastThreshold, in.incastPenalty, in.hopStartup);
+    }
+
+    private record Inbound(double bytesPerSecond, int incastThreshold, double incastPenalty, Duration hopStartup) {}
+}

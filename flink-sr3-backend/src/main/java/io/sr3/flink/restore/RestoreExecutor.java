@@ -1,0 +1,335 @@
+package io.sr3.flink.restore;
+
+import io.sr3.flink.node.RelayException;
+import io.sr3.flink.node.RingNode;
+import io.sr3.flink.ring.Member;
+import io.sr3.flink.transport.ErrorCode;
+import io.sr3.flink.transport.RelayRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+import javax.annotation.concurrent.NotThreadSafe;
+
+import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Brings a set of blocks to this node through a star, line or tree plan, verifying every block.
+ *
+ * <p>Every structure is executed the same way: each block gets a route from this node to its
+ * assigned holder (star: the holder itself; line: the chain from its delivering end back to the
+ * holder; tree: the holder's ancestors from the root's child down), and this node keeps up to
+ * {@code maxConcurrentFetches} {@code RELAY_BLOCK} requests in flight, round-robin over the
+ * holders. A relay request travels up the route and the block travels back down it, verified by
+ * every node it crosses, so data flows block by block through the structure, pipelined.
+ *
+ * <p>Faults: a block refused as corrupt (or missing) anywhere on its route is fetched directly from
+ * another replica; a hop that cannot be reached is probed, and every unreachable node is taken out
+ * of the plan, which is rebuilt for the blocks not yet received. Blocks already received are
+ * never fetched again.
+ *
+ * <p>One executor serves one restore, on the calling (task) thread.
+ */
+@NotThreadSafe
+public final class RestoreExecutor {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RestoreExecutor.class);
+    private static final Duration PROBE_DEADLINE = Duration.ofSeconds(1);
+
+    private final RingNode node;
+    private final RestoreSettings settings;
+    private final RestorePlanner planner;
+
+    public RestoreExecutor(RingNode node, RestoreSettings settings) {
+        this.node = node;
+        this.settings = settings;
+        this.planner = new RestorePlanner(settings.treeFanIn());
+    }
+
+    /**
+     * Restores {@code blocks} into {@code sink}, logs one line and records it in the node's
+     * {@link RestoreStats}.
+     *
+     * @param description what is restored, for the log line (subtask, files)
+     * @throws IOException if a block has no intact replica left on any reachable node
+     */
+    public RestoreReport restore(String description, List<BlockFetch> blocks, BlockSink sink) throws IOException {
+        return new Run(description, blocks, sink).execute();
+    }
+
+    /** The state of one restore. */
+    private final class Run {
+        private final String description;
+        private final List<BlockFetch> blocks;
+        private final BlockSink sink;
+        private final boolean[] done;
+        private final Set<String> unreachable = new HashSet<>();
+        private final BlockingQueue<Outcome> outcomes = new LinkedBlockingQueue<>();
+        private final Map<String, long[]> receivedByFirstHop = new HashMap<>();
+        private Map<Integer, List<String>> routes = Map.of();
+        private final Deque<Integer> queue = new ArrayDeque<>();
+        private final Set<Integer> inFlight = new HashSet<>();
+        private RestorePlan firstPlan;
+        private RestorePlan currentPlan;
+        private long startNanos;
+        private int remaining;
+        private int localBlocks;
+        private int refetched;
+        private int replans;
+        private long bytes;
+
+        Run(String description, List<BlockFetch> blocks, BlockSink sink) {
+            this.description = description;
+            this.blocks = blocks;
+            this.sink = sink;
+            this.done = new boolean[blocks.size()];
+            this.remaining = blocks.size();
+        }
+
+        RestoreReport execute() throws IOException {
+            startNanos = System.nanoTime();
+            readLocalBlocks();
+            replan();
+            firstPlan = currentPlan;
+            while (remaining > 0) {
+                fill();
+                Outcome outcome = next();
+                inFlight.remove(outcome.index);
+                if (done[outcome.index]) {
+                    continue; // a late answer for a block already fetched another way
+                }
+                if (outcome.error == null) {
+                    receivedByFirstHop.computeIfAbsent(outcome.route.get(0), h -> new long[2])[0] += outcome.data.length;
+                    receivedByFirstHop.get(outcome.route.get(0))[1] = System.nanoTime();
+                    deliver(outcome.index, outcome.data);
+                } else {
+                    recover(outcome);
+                }
+            }
+            double actual = (System.nanoTime() - startNanos) / 1e9;
+            learnLinks();
+            RestoreReport report = new RestoreReport(description, bytes, blocks.size(), localBlocks,
+                    firstPlan.assignment().size(), firstPlan.structure(), settings.forced(), firstPlan.predictedSeconds(),
+                    actual, refetched, replans, firstPlan.note());
+            LOG.info("[{}] {}", node.self().id(), report.logLine());
+            node.restoreStats().record(report);
+            return report;
+        }
+
+        /** Blocks this node holds itself cost nothing to fetch; a bad local copy is left to the plan. */
+        private void readLocalBlocks() throws IOException {
+            for (int i = 0; i < blocks.size(); i++) {
+                BlockFetch block = blocks.get(i);
+                if (block.holders().stream().noneMatch(h -> h.sameNode(node.self()))) {
+                    continue;
+                }
+                try {
+                    byte[] data = node.relay(new RelayRequest(block.key(), block.length(), block.crc32c(), List.of())).join();
+                    localBlocks++;
+                    deliver(i, data);
+                } catch (CompletionException e) {
+                    LOG.warn("[{}] local copy of {} unusable ({}); fetching it from a peer",
+                            node.self().id(), block.description(), e.getCause().getMessage());
+                }
+            }
+        }
+
+        /** Plans every block not yet received around the unreachable nodes, and queues them. */
+        private void replan() throws IOException {
+            List<BlockSource> sources = new ArrayList<>();
+            for (int i = 0; i < blocks.size(); i++) {
+                if (done[i]) {
+                    continue;
+                }
+                BlockFetch block = blocks.get(i);
+                List<String> holders = new ArrayList<>();
+                for (Member h : block.holders()) {
+                    if (!h.sameNode(node.self()) && !unreachable.contains(h.id())) {
+                        holders.add(h.id());
+                    }
+                }
+                if (holders.isEmpty()) {
+                    refetch(i, "no holder left in the plan"); // the ring may still know a copy
+                    continue;
+                }
+                sources.add(new BlockSource(Integer.toString(i), block.length(), holders));
+            }
+            currentPlan = planner.plan(sources, node.networkView().model(), settings.forced());
+            routes = routes(currentPlan);
+            queue.clear();
+            queue.addAll(interleaved(currentPlan));
+            queue.removeIf(inFlight::contains);
+        }
+
+        private void fill() {
+            while (inFlight.size() < settings.maxConcurrentFetches() && !queue.isEmpty()) {
+                int index = queue.poll();
+                if (done[index]) {
+                    continue;
+                }
+                BlockFetch block = blocks.get(index);
+                List<String> route = routes.get(index);
+                inFlight.add(index);
+                CompletableFuture<byte[]> fetch = node.relay(new RelayRequest(block.key(), block.length(), block.crc32c(), route));
+                fetch.whenComplete((data, error) -> outcomes.add(new Outcome(index, route, data, error)));
+            }
+        }
+
+        private Outcome next() throws IOException {
+            // Every relay carries the transport's deadline per hop, so an answer always comes; this bound is a backstop.
+            long waitNanos = node.config().requestTimeout().multipliedBy(RelayRequest.MAX_HOPS).toNanos();
+            try {
+                Outcome outcome = outcomes.poll(waitNanos, TimeUnit.NANOSECONDS);
+                if (outcome == null) {
+                    throw new IOException("sr3 restore of " + description + " received nothing for "
+                            + Duration.ofNanos(waitNanos) + " with " + inFlight.size() + " block(s) in flight");
+                }
+                return outcome;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new InterruptedIOException("Interrupted during the sr3 restore of " + description);
+            }
+        }
+
+        private void recover(Outcome outcome) throws IOException {
+            Throwable cause = outcome.error instanceof CompletionException && outcome.error.getCause() != null
+                    ? outcome.error.getCause() : outcome.error;
+            ErrorCode code = cause instanceof RelayException relay ? relay.code() : ErrorCode.UPSTREAM_FAILED;
+            if (code == ErrorCode.CORRUPT || code == ErrorCode.NOT_FOUND) {
+                refetch(outcome.index, cause.getMessage());
+                return;
+            }
+            if (outcome.route.stream().anyMatch(unreachable::contains)) {
+                queue.addFirst(outcome.index); // sent before the last re-plan, which gave it a new route
+                return;
+            }
+            List<String> lost = probe(outcome.route);
+            if (lost.isEmpty()) {
+                refetch(outcome.index, cause.getMessage()); // every hop answers again: a transient failure
+                return;
+            }
+            unreachable.addAll(lost);
+            replans++;
+            LOG.warn("[{}] sr3 restore of {}: {} unreachable ({}); re-planning the {} block(s) not yet received",
+                    node.self().id(), description, lost, cause.getMessage(), remaining);
+            replan();
+        }
+
+        /** The nodes of {@code route} that no longer answer a probe. */
+        private List<String> probe(List<String> route) {
+            Map<String, CompletableFuture<Boolean>> probes = new LinkedHashMap<>();
+            for (String hop : route) {
+                probes.put(hop, node.answers(Member.fromId(hop), PROBE_DEADLINE));
+            }
+            List<String> lost = new ArrayList<>();
+            probes.forEach((hop, answered) -> {
+                if (!answered.join()) {
+                    lost.add(hop);
+                }
+            });
+            return lost;
+        }
+
+        /** Fetches one block directly, trying every replica the ring knows; fails the restore if none is intact. */
+        private void refetch(int index, String why) throws IOException {
+            BlockFetch block = blocks.get(index);
+            LOG.warn("[{}] sr3 restore of {}: {} ({}); fetching it directly from another replica",
+                    node.self().id(), description, block.description(), why);
+            List<Member> order = new ArrayList<>();
+            for (Member h : block.holders()) {
+                if (!unreachable.contains(h.id())) {
+                    order.add(h);
+                }
+            }
+            byte[] data = node.storage().readVerified(block.key(), block.length(), block.crc32c(), order, block.description());
+            refetched++;
+            deliver(index, data);
+        }
+
+        private void deliver(int index, byte[] data) throws IOException {
+            if (done[index]) {
+                return;
+            }
+            sink.accept(index, data);
+            done[index] = true;
+            remaining--;
+            bytes += data.length;
+        }
+
+        /** Each first hop's throughput over this restore is a sample of its link to this node. */
+        private void learnLinks() {
+            receivedByFirstHop.forEach((hop, received) -> node.networkView().toThisNode()
+                    .recordTransfer(hop, received[0], Duration.ofNanos(received[1] - startNanos)));
+        }
+    }
+
+    /** The route of every planned block (by its index), from this node's neighbour to the holder. */
+    static Map<Integer, List<String>> routes(RestorePlan plan) {
+        Map<Integer, List<String>> routes = new HashMap<>();
+        plan.assignment().forEach((holder, sources) -> {
+            List<String> route = route(plan, holder);
+            for (BlockSource source : sources) {
+                routes.put(Integer.parseInt(source.key()), route);
+            }
+        });
+        return routes;
+    }
+
+    private static List<String> route(RestorePlan plan, String holder) {
+        return switch (plan.structure()) {
+            case STAR -> List.of(holder);
+            case LINE -> {
+                List<String> chain = plan.chain();
+                List<String> route = new ArrayList<>();
+                for (int i = chain.size() - 1; i >= chain.indexOf(holder); i--) {
+                    route.add(chain.get(i));
+                }
+                yield route;
+            }
+            case TREE -> {
+                Deque<String> route = new ArrayDeque<>();
+                for (String n = holder; !n.equals(RestorePlan.RECOVERING); n = plan.parents().get(n)) {
+                    route.addFirst(n);
+                }
+                yield List.copyOf(route);
+            }
+        };
+    }
+
+    /** Block indexes, one holder after the other, so that every holder sends from the start. */
+    private static List<Integer> interleaved(RestorePlan plan) {
+        List<Deque<BlockSource>> perHolder = new ArrayList<>();
+        plan.assignment().values().forEach(list -> perHolder.add(new ArrayDeque<>(list)));
+        List<Integer> order = new ArrayList<>();
+        boolean any = true;
+        while (any) {
+            any = false;
+            for (Deque<BlockSource> sources : perHolder) {
+                BlockSource next = sources.poll();
+                if (next != null) {
+                    order.add(Integer.parseInt(next.key()));
+                    any = true;
+                }
+            }
+        }
+        return order;
+    }
+
+    private record Outcome(int index, List<String> route, @Nullable byte[] data, @Nullable Throwable error) {}
+}

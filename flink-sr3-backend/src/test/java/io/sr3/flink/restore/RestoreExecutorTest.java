@@ -1,0 +1,211 @@
+package io.sr3.flink.restore;
+
+import io.sr3.flink.node.RingNode;
+import io.sr3.flink.node.TestingRing;
+import io.sr3.flink.ring.Member;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.zip.CRC32C;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * Star, line and tree restores over five real nodes: node 0 recovers, nodes 1-4 hold every block
+ * twice. Faults are real: a replica with wrong bytes, a holder whose sockets close mid-restore.
+ */
+class RestoreExecutorTest {
+
+    private static final int BLOCKS = 48;
+    private static final int BLOCK_SIZE = 32 * 1024;
+
+    @TempDir Path root;
+
+    private TestingRing ring;
+    private RingNode recovering;
+    private final List<byte[]> contents = new ArrayList<>();
+    private final List<BlockFetch> fetches = new ArrayList<>();
+
+    @BeforeEach
+    void placeBlocks() throws Exception {
+        ring = TestingRing.start(5, TestingRing.testConfig(), root);
+        recovering = ring.node(0);
+        Random random = new Random(42);
+        for (int i = 0; i < BLOCKS; i++) {
+            byte[] data = new byte[BLOCK_SIZE - random.nextInt(1024)];
+            random.nextBytes(data);
+            RingNode first = ring.node(1 + i % 4);
+            RingNode second = ring.node(1 + (i + 1) % 4);
+            String key = "b-restore-" + i;
+            first.store().put(key, data);
+            second.store().put(key, data);
+            contents.add(data);
+            fetches.add(new BlockFetch(key, data.length, crc(data), List.of(first.self(), second.self()),
+                    "block " + i + " of the test state"));
+        }
+    }
+
+    @AfterEach
+    void stop() {
+        ring.close();
+    }
+
+    @ParameterizedTest
+    @EnumSource(Structure.class)
+    void everyStructureRestoresEveryBlockBitExact(Structure structure) throws Exception {
+        Collected collected = new Collected();
+        RestoreReport report = executor(structure).restore("test state", fetches, collected);
+
+        collected.assertExactly(contents);
+        assertThat(report.structure()).isEqualTo(structure);
+        assertThat(report.note()).isNull();
+        assertThat(report.blocks()).isEqualTo(BLOCKS);
+        assertThat(report.bytes()).isEqualTo(contents.stream().mapToLong(b -> b.length).sum());
+        assertThat(report.refetchedBlocks()).isZero();
+        assertThat(report.logLine()).contains("by " + structure.name().toLowerCase(), "forced");
+        assertThat(recovering.restoreStats().restores(structure)).isEqualTo(1);
+    }
+
+    @Test
+    void autoPicksAStructureAndRecordsItsPrediction() throws Exception {
+        Collected collected = new Collected();
+        RestoreReport report = new RestoreExecutor(recovering, RestoreSettings.defaults()).restore("test state", fetches, collected);
+
+        collected.assertExactly(contents);
+        assertThat(report.requested()).isNull();
+        assertThat(report.predictedSeconds()).containsKeys(Structure.STAR, Structure.LINE, Structure.TREE);
+        assertThat(report.predictionError()).isNotNaN();
+        assertThat(recovering.restoreStats().medianPredictionError()).isEqualTo(report.predictionError());
+        assertThat(report.logLine()).contains("(auto;");
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Structure.class, names = {"LINE", "TREE"})
+    void corruptReplicaIsNotForwardedAndComesFromTheOtherReplica(Structure structure) throws Exception {
+        // Block 5's first holder gets other bytes under the same key: its store is consistent,
+        // but the manifest's checksum is not, so the holder must refuse to send it on.
+        BlockFetch victim = fetches.get(5);
+        RingNode badHolder = node(victim.holders().get(0));
+        byte[] wrong = contents.get(5).clone();
+        wrong[100] ^= 0x5A;
+        badHolder.store().put(victim.key(), wrong);
+        // Only the bad holder is listed first for every block it holds; make it the one the plan uses.
+        List<BlockFetch> onlyBadFirst = new ArrayList<>(fetches);
+        onlyBadFirst.set(5, new BlockFetch(victim.key(), victim.length(), victim.crc32c(), List.of(badHolder.self()),
+                victim.description()));
+
+        Collected collected = new Collected();
+        RestoreReport report = executor(structure).restore("test state", onlyBadFirst, collected);
+
+        collected.assertExactly(contents);
+        assertThat(report.refetchedBlocks()).isEqualTo(1);
+        assertThat(report.replans()).isZero();
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = Structure.class, names = {"LINE", "TREE"})
+    void holderStoppedMidRestoreIsPlannedAround(Structure structure) throws Exception {
+        RingNode victim = ring.node(2);
+        AtomicInteger received = new AtomicInteger();
+        Collected collected = new Collected() {
+            @Override
+            public void accept(int index, byte[] data) {
+                super.accept(index, data);
+                if (received.incrementAndGet() == BLOCKS / 4) {
+                    victim.close(); // its server and every connection to it close now
+                }
+            }
+        };
+        RestoreReport report = executor(structure).restore("test state", fetches, collected);
+
+        collected.assertExactly(contents);
+        assertThat(victim.isRunning()).isFalse();
+        assertThat(report.replans()).isGreaterThanOrEqualTo(1);
+        assertThat(recovering.restoreStats().replans()).isEqualTo(report.replans());
+    }
+
+    @Test
+    void forcedTreeWithOneHolderFallsBackAndSaysSo() throws Exception {
+        RingNode only = ring.node(3);
+        List<BlockFetch> single = new ArrayList<>();
+        for (int i = 0; i < 4; i++) {
+            byte[] data = contents.get(i);
+            only.store().put("b-single-" + i, data);
+            single.add(new BlockFetch("b-single-" + i, data.length, crc(data), List.of(only.self()), "block " + i));
+        }
+        Collected collected = new Collected();
+        RestoreReport report = executor(Structure.TREE).restore("one holder", single, collected);
+
+        collected.assertExactly(contents.subList(0, 4));
+        assertThat(report.structure()).isEqualTo(Structure.STAR);
+        assertThat(report.note()).contains("tree cannot run with 1 sender(s)", "using star");
+        assertThat(report.logLine()).contains("tree cannot run");
+    }
+
+    @Test
+    void blocksHeldLocallyAreNotFetched() throws Exception {
+        byte[] data = contents.get(0);
+        recovering.store().put("b-local", data);
+        Member elsewhere = ring.node(1).self();
+        BlockFetch local = new BlockFetch("b-local", data.length, crc(data), List.of(elsewhere, recovering.self()), "local block");
+        Collected collected = new Collected();
+        RestoreReport report = executor(Structure.STAR).restore("local", List.of(local), collected);
+
+        collected.assertExactly(List.of(data));
+        assertThat(report.localBlocks()).isEqualTo(1);
+        assertThat(report.holders()).isZero();
+    }
+
+    @Test
+    void blockWithoutAnyIntactReplicaFailsNamingIt() throws Exception {
+        BlockFetch lost = new BlockFetch("b-never-written", 10, 0, List.of(ring.node(1).self()), "block 7 of sr3:///lost-file");
+        assertThatThrownBy(() -> executor(Structure.STAR).restore("lost", List.of(lost), new Collected()))
+                .hasMessageContaining("block 7 of sr3:///lost-file")
+                .hasMessageContaining("b-never-written");
+    }
+
+    private RestoreExecutor executor(Structure structure) {
+        return new RestoreExecutor(recovering, new RestoreSettings(structure, 2, 6));
+    }
+
+    private RingNode node(Member member) {
+        return ring.nodes().stream().filter(n -> n.self().sameNode(member)).findFirst().orElseThrow();
+    }
+
+    private static int crc(byte[] data) {
+        CRC32C crc = new CRC32C();
+        crc.update(data);
+        return (int) crc.getValue();
+    }
+
+    /** Keeps what the executor delivers and fails on a block delivered twice. */
+    private static class Collected implements BlockSink {
+        private final List<byte[]> received = new ArrayList<>();
+
+        @Override
+        public synchronized void accept(int index, byte[] data) {
+            while (received.size() <= index) {
+                received.add(null);
+            }
+            assertThat(received.get(index)).as("block %d delivered twice", index).isNull();
+            received.set(index, data);
+        }
+
+        synchronized void assertExactly(List<byte[]> expected) {
+            assertThat(received).hasSize(expected.size());
+            for (int i = 0; i < expected.size(); i++) {
+                assertThat(received.get(i)).as("block %d", i).isEqualTo(expected.get(i));
+            }
+        }
+    }
+}
