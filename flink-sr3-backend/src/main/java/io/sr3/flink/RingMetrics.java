@@ -2,10 +2,13 @@ package io.sr3.flink;
 
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.RingNode;
+import io.sr3.flink.restore.RestoreReport;
+import io.sr3.flink.restore.Structure;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 
 import java.util.List;
+import java.util.Locale;
 import java.util.function.ToLongFunction;
 
 /**
@@ -33,6 +36,28 @@ final class RingMetrics {
         gauge(group, "bytesReReplicated", node -> node.metrics().bytesReReplicated.get());
         gauge(group, "orphanBlocksSwept", node -> node.metrics().orphanBlocksSwept.get());
         gauge(group, "orphanBytesSwept", node -> node.metrics().orphanBytesSwept.get());
+        registerRestore(group.addGroup("restore"));
+    }
+
+    /** The restores of this process: how many per structure, the latest one, and how well they were predicted. */
+    private static void registerRestore(MetricGroup group) {
+        for (Structure structure : Structure.values()) {
+            gauge(group, structure.name().toLowerCase(Locale.ROOT), node -> node.restoreStats().restores(structure));
+        }
+        gauge(group, "refetchedBlocks", node -> node.restoreStats().refetchedBlocks());
+        gauge(group, "replans", node -> node.restoreStats().replans());
+        gauge(group, "lastBytes", node -> last(node, r -> r.bytes()));
+        gauge(group, "lastPredictedMillis", node -> last(node, r -> Math.round(r.predicted() * 1000)));
+        gauge(group, "lastActualMillis", node -> last(node, r -> Math.round(r.actualSeconds() * 1000)));
+        gauge(group, "medianPredictionErrorPercent", node -> {
+            double error = node.restoreStats().medianPredictionError();
+            return Double.isNaN(error) ? -1 : Math.round(error * 100);
+        });
+    }
+
+    private static long last(RingNode node, ToLongFunction<RestoreReport> value) {
+        RestoreReport report = node.restoreStats().last();
+        return report == null ? -1 : value.applyAsLong(report);
     }
 
     private static void gauge(MetricGroup group, String name, ToLongFunction<RingNode> value) {

@@ -3,6 +3,8 @@ package io.sr3.flink;
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingRole;
+import io.sr3.flink.restore.RestoreSettings;
+import io.sr3.flink.restore.RestoreStrategy;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.IllegalConfigurationException;
@@ -185,12 +187,45 @@ public final class Sr3Options {
                     .withDescription("Deadline of every request to a peer. A request that misses it is retried on "
                             + "another replica.");
 
+    public static final ConfigOption<RestoreStrategy> RESTORE_STRATEGY =
+            ConfigOptions.key("sr3.restore.strategy")
+                    .enumType(RestoreStrategy.class)
+                    .defaultValue(RestoreStrategy.AUTO)
+                    .withDescription("How a restarted task gets its state from the ring: 'auto' lets the planner "
+                            + "predict star, line and tree from measured links and pick the fastest; 'star', 'line' or "
+                            + "'tree' force one (a structure that cannot run, like tree with one holder, falls back "
+                            + "and the restore's log line says so).");
+
+    public static final ConfigOption<Integer> RESTORE_TREE_FAN_IN =
+            ConfigOptions.key("sr3.restore.tree-fan-in")
+                    .intType()
+                    .defaultValue(RestoreSettings.defaults().treeFanIn())
+                    .withDescription("The most holders any node of a tree restore receives from at once, the "
+                            + "recovering node included. Lower values protect a node's inbound link from incast.");
+
+    public static final ConfigOption<Integer> RESTORE_MAX_CONCURRENT_FETCHES =
+            ConfigOptions.key("sr3.restore.max-concurrent-fetches")
+                    .intType()
+                    .defaultValue(RestoreSettings.defaults().maxConcurrentFetches())
+                    .withDescription("Blocks in flight at once towards a recovering node, over all holders. Each "
+                            + "costs up to sr3.block.size of memory while it is in flight.");
+
+    public static final ConfigOption<MemorySize> RESTORE_PREFETCH_MAX_SIZE =
+            ConfigOptions.key("sr3.restore.prefetch-max-size")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse(RestoreSettings.DEFAULT_PREFETCH_MAX_BYTES + "b"))
+                    .withDescription("With heap working state, a restoring subtask fetches its files through a "
+                            + "restore plan into memory before Flink reads them; larger restores (and '0 b') skip "
+                            + "the prefetch and read block by block. RocksDB working state restores through the "
+                            + "plan straight into its local directory and ignores this limit.");
+
     /** All options, in the order the README lists them. */
     public static List<ConfigOption<?>> all() {
         return List.of(WORKING_STATE, RING_HOST, RING_PORT, RING_SEEDS, REPLICATION_FACTOR, RING_ZONE, RING_ROLE,
                 RING_VIRTUAL_NODES, FAILURE_DETECTOR_INTERVAL, FAILURE_DETECTOR_TIMEOUT, REPAIR_INTERVAL, BLOCK_SIZE,
                 STORE_DIR, STORE_FSYNC, STORE_MAX_SIZE, ORPHAN_GRACE_PERIOD, TRANSPORT_SECRET, MAX_FRAME_SIZE,
-                REQUEST_TIMEOUT, Sr3PacingOptions.ENABLED, Sr3PacingOptions.MAX_RECOVERY_TIME,
+                REQUEST_TIMEOUT, RESTORE_STRATEGY, RESTORE_TREE_FAN_IN, RESTORE_MAX_CONCURRENT_FETCHES,
+                RESTORE_PREFETCH_MAX_SIZE, Sr3PacingOptions.ENABLED, Sr3PacingOptions.MAX_RECOVERY_TIME,
                 Sr3PacingOptions.FAILURE_DETECTION_TIME, Sr3PacingOptions.MTBF, Sr3PacingOptions.RESTORE_BANDWIDTH,
                 Sr3PacingOptions.REST_URL);
     }
@@ -255,6 +290,12 @@ public final class Sr3Options {
         }
         Duration orphanGrace = get(config, raw, ORPHAN_GRACE_PERIOD);
         check(isPositive(orphanGrace), ORPHAN_GRACE_PERIOD, raw, "must be a positive duration");
+        RestoreStrategy strategy = get(config, raw, RESTORE_STRATEGY);
+        int fanIn = get(config, raw, RESTORE_TREE_FAN_IN);
+        check(fanIn >= 2 && fanIn <= 64, RESTORE_TREE_FAN_IN, raw, "must be between 2 and 64");
+        int fetches = get(config, raw, RESTORE_MAX_CONCURRENT_FETCHES);
+        check(fetches >= 1 && fetches <= 256, RESTORE_MAX_CONCURRENT_FETCHES, raw, "must be between 1 and 256");
+        MemorySize prefetch = get(config, raw, RESTORE_PREFETCH_MAX_SIZE);
         String secret = config.getOptional(TRANSPORT_SECRET).orElse(null);
         String storeDir = config.getOptional(STORE_DIR).orElse(null);
         return new NodeConfig(
@@ -275,7 +316,8 @@ public final class Sr3Options {
                 role,
                 repairInterval,
                 storeMaxBytes,
-                orphanGrace);
+                orphanGrace,
+                new RestoreSettings(strategy.forced(), fanIn, fetches, prefetch.getBytes()));
     }
 
     private static String host(ReadableConfig config, List<String> seeds) {

@@ -2,12 +2,22 @@ package io.sr3.flink;
 
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.ReadableConfig;
+import io.sr3.flink.fs.Sr3FileSystem;
 import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.state.AsyncKeyedStateBackend;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 import org.apache.flink.runtime.state.ConfigurableStateBackend;
 import org.apache.flink.runtime.state.OperatorStateBackend;
 import org.apache.flink.runtime.state.StateBackend;
+import org.apache.flink.util.WrappingProxy;
+import org.apache.flink.util.WrappingProxyUtil;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.List;
 
 /**
  * The flink-sr3 state backend: Flink's RocksDB or heap backend for the working state, composed
@@ -19,6 +29,7 @@ import org.apache.flink.runtime.state.StateBackend;
 public final class Sr3StateBackend implements ConfigurableStateBackend {
 
     private static final long serialVersionUID = 1L;
+    private static final Logger LOG = LoggerFactory.getLogger(Sr3StateBackend.class);
 
     private final WorkingState workingState;
     private final StateBackend delegate;
@@ -56,6 +67,7 @@ public final class Sr3StateBackend implements ConfigurableStateBackend {
     public <K> CheckpointableKeyedStateBackend<K> createKeyedStateBackend(KeyedStateBackendParameters<K> parameters)
             throws Exception {
         RingMetrics.register(parameters.getMetricGroup());
+        prefetch(StateFiles.readThroughStreams(parameters.getStateHandles()), parameters.getOperatorIdentifier());
         return delegate.createKeyedStateBackend(parameters);
     }
 
@@ -72,7 +84,32 @@ public final class Sr3StateBackend implements ConfigurableStateBackend {
 
     @Override
     public OperatorStateBackend createOperatorStateBackend(OperatorStateBackendParameters parameters) throws Exception {
+        prefetch(StateFiles.readThroughStreams(parameters.getStateHandles()), parameters.getOperatorIdentifier());
         return delegate.createOperatorStateBackend(parameters);
+    }
+
+    /**
+     * Restores the files Flink is about to read through one restore plan. A failed prefetch is
+     * only logged: Flink then reads the files block by block, with replica fallback, and fails
+     * there with the precise error if a block is really gone.
+     */
+    @SuppressWarnings("unchecked")
+    private static void prefetch(List<Path> files, String subtask) {
+        if (files.isEmpty()) {
+            return;
+        }
+        try {
+            FileSystem fs = FileSystem.get(files.get(0).toUri());
+            FileSystem inner = fs instanceof WrappingProxy<?> proxy ? WrappingProxyUtil.stripProxy((WrappingProxy<FileSystem>) proxy) : fs;
+            if (inner instanceof Sr3FileSystem sr3) {
+                sr3.prefetch(files, subtask);
+            } else {
+                LOG.debug("sr3:// is served by {} here (a plugin class loader?); no prefetch for {}", inner, subtask);
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("sr3 restore of {}: prefetch through a restore plan failed ({}); Flink reads the files block by "
+                    + "block instead", subtask, e.toString());
+        }
     }
 
     @Override

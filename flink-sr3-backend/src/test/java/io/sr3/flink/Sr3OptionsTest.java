@@ -58,6 +58,9 @@ class Sr3OptionsTest {
     @ParameterizedTest
     @CsvSource(delimiter = '|', value = {
         "sr3.working-state              | memory   | one of [rocksdb, heap]",
+        "sr3.restore.strategy           | fastest  | one of [auto, star, line, tree]",
+        "sr3.restore.tree-fan-in        | 1        | between 2 and 64",
+        "sr3.restore.max-concurrent-fetches | 0    | between 1 and 256",
         "sr3.ring.replication-factor    | zero     | an integer",
         "sr3.ring.replication-factor    | 0        | between 1 and 16",
         "sr3.ring.port                  | 70000    | 0..65535",

@@ -8,7 +8,11 @@ import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.ICloseableRegistry;
 import org.apache.flink.core.fs.Path;
+import org.apache.flink.core.fs.PathsCopyingFileSystem;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 import javax.annotation.concurrent.ThreadSafe;
@@ -34,7 +38,12 @@ import java.util.concurrent.ConcurrentHashMap;
  * directory do not re-check their parents.
  */
 @ThreadSafe
-public final class Sr3FileSystem extends FileSystem {
+public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileSystem {
+
+    private static final Logger LOG = LoggerFactory.getLogger(Sr3FileSystem.class);
+
+    /** Blocks prefetched by restore plans in this process, read once by {@link Sr3InputStream}. */
+    private static final PrefetchedBlocks PREFETCHED = new PrefetchedBlocks(System::nanoTime);
 
     private final URI uri;
     private final String namespace;
@@ -111,7 +120,96 @@ public final class Sr3FileSystem extends FileSystem {
         if (manifest.directory()) {
             throw new IOException("Cannot open " + display(key) + ": it is a directory");
         }
-        return new Sr3InputStream(node.storage(), manifest, display(key));
+        return new Sr3InputStream(node.storage(), manifest, display(key), PREFETCHED);
+    }
+
+    /**
+     * From the ring to the local disk: RocksDB's restore asks this for every file of a subtask at
+     * once (its destination here is a bare file name, so only the source is checked).
+     */
+    @Override
+    public boolean canCopyPaths(Path source, Path destination) {
+        String destinationScheme = destination.toUri().getScheme();
+        return Sr3FileSystemFactory.SCHEME.equals(source.toUri().getScheme())
+                && (destinationScheme == null || "file".equals(destinationScheme));
+    }
+
+    /**
+     * Restores the sources to the local destinations through one restore plan (see
+     * {@code sr3.restore.strategy}), verifying every block, and logs one line for the restore.
+     */
+    @Override
+    public void copyFiles(List<CopyRequest> requests, ICloseableRegistry closeableRegistry) throws IOException {
+        if (requests.isEmpty()) {
+            return;
+        }
+        RingNode node = node();
+        List<FileRestore.Source> sources = new ArrayList<>(requests.size());
+        List<java.nio.file.Path> destinations = new ArrayList<>(requests.size());
+        for (CopyRequest request : requests) {
+            sources.add(source(node, request.getSource()));
+            destinations.add(java.nio.file.Paths.get(request.getDestination().toUri()));
+        }
+        java.nio.file.Path first = destinations.get(0);
+        java.nio.file.Path instance = first.getParent() != null && first.getParent().getParent() != null
+                ? first.getParent().getParent().getFileName() : first;
+        String description = requests.size() + " file(s) into " + instance;
+        FileRestore.toLocalFiles(node, description, sources, destinations, new FileRestore.CloseableRegistrar() {
+            @Override
+            public void register(java.io.Closeable closeable) throws IOException {
+                closeableRegistry.registerCloseable(closeable);
+            }
+
+            @Override
+            public void unregister(java.io.Closeable closeable) {
+                closeableRegistry.unregisterCloseable(closeable);
+            }
+        });
+    }
+
+    /**
+     * Brings the given files into this process's memory through one restore plan, so that the
+     * streams Flink opens on them next read no block over the network. Skipped, with a log line,
+     * when they are larger than {@code sr3.restore.prefetch-max-size}.
+     *
+     * @param description who restores, for the log line (operator and subtask)
+     * @return whether the files were prefetched
+     */
+    public boolean prefetch(List<Path> paths, String description) throws IOException {
+        RingNode node = node();
+        List<FileRestore.Source> sources = new ArrayList<>(paths.size());
+        long total = 0;
+        for (Path path : paths) {
+            FileRestore.Source source = source(node, path);
+            sources.add(source);
+            total += source.manifest().length();
+        }
+        long limit = node.config().restore().prefetchMaxBytes();
+        if (total + PREFETCHED.bytes() > limit) {
+            LOG.info("sr3 restore of {}: {} bytes in {} file(s) exceed sr3.restore.prefetch-max-size ({} bytes with {} "
+                    + "already prefetched); Flink reads them block by block instead", description, total, paths.size(),
+                    limit, PREFETCHED.bytes());
+            return false;
+        }
+        FileRestore.toMemory(node, description, sources, PREFETCHED);
+        return true;
+    }
+
+    /** Bytes prefetched in this process and not read yet. */
+    static long prefetchedBytes() {
+        return PREFETCHED.bytes();
+    }
+
+    private FileRestore.Source source(RingNode node, Path path) throws IOException {
+        String key = normalize(path);
+        Manifest manifest = manifest(node, key);
+        if (manifest == null) {
+            throw notFound(node, key);
+        }
+        if (manifest.directory()) {
+            throw new IOException("Cannot restore " + display(key) + ": it is a directory");
+        }
+        return new FileRestore.Source(manifest, display(key));
     }
 
     @Override

@@ -19,6 +19,7 @@ final class Sr3InputStream extends FSDataInputStream {
     private final RingStorage storage;
     private final Manifest manifest;
     private final String displayPath;
+    private final PrefetchedBlocks prefetched;
     /** Offset of the first byte of each block, plus the file length at the end. */
     private final long[] blockStarts;
     private long position;
@@ -26,8 +27,9 @@ final class Sr3InputStream extends FSDataInputStream {
     private byte[] current;
     private boolean closed;
 
-    Sr3InputStream(RingStorage storage, Manifest manifest, String displayPath) {
+    Sr3InputStream(RingStorage storage, Manifest manifest, String displayPath, PrefetchedBlocks prefetched) {
         this.storage = storage;
+        this.prefetched = prefetched;
         this.manifest = manifest;
         this.displayPath = displayPath;
         this.blockStarts = new long[manifest.blocks().size() + 1];
@@ -109,7 +111,8 @@ final class Sr3InputStream extends FSDataInputStream {
             index++;
         }
         Manifest.BlockRef block = manifest.blocks().get(index);
-        current = storage.readVerified(block.key(), block.length(), block.crc32c(), block.holders(),
+        byte[] restored = prefetched.take(block.key()); // verified when the restore plan fetched it
+        current = restored != null ? restored : storage.readVerified(block.key(), block.length(), block.crc32c(), block.holders(),
                 "block " + index + " of " + manifest.blocks().size() + " of " + displayPath);
         currentIndex = index;
         return true;

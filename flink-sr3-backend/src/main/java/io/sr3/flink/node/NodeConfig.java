@@ -1,5 +1,7 @@
 package io.sr3.flink.node;
 
+import io.sr3.flink.restore.RestoreSettings;
+
 import javax.annotation.Nullable;
 
 import java.nio.file.Path;
@@ -30,6 +32,7 @@ import java.util.Objects;
  *     replication factor after a membership change
  * @param storeMaxBytes the most bytes this node's store may hold; {@code Long.MAX_VALUE} for no limit
  * @param orphanGracePeriod how old a block no manifest references must be before it is deleted
+ * @param restore how this node restores state through the ring ({@code sr3.restore.*})
  */
 public record NodeConfig(
         String host,
@@ -49,7 +52,8 @@ public record NodeConfig(
         RingRole role,
         Duration repairInterval,
         long storeMaxBytes,
-        Duration orphanGracePeriod) {
+        Duration orphanGracePeriod,
+        RestoreSettings restore) {
 
     /** Bytes a block frame adds around the block: frame header plus the PUT key prefix. */
     public static final int BLOCK_FRAME_OVERHEAD = 1024;
@@ -81,6 +85,7 @@ public record NodeConfig(
         Objects.requireNonNull(role, "role");
         requirePositive(repairInterval, "repairInterval");
         requirePositive(orphanGracePeriod, "orphanGracePeriod");
+        Objects.requireNonNull(restore, "restore");
         if (storeMaxBytes < 1) {
             throw new IllegalArgumentException("storeMaxBytes must be positive, was " + storeMaxBytes);
         }
@@ -92,7 +97,7 @@ public record NodeConfig(
             Duration requestTimeout, Duration pingInterval, Duration failureTimeout, int blockSize) {
         this(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret, maxFrameSize,
                 requestTimeout, pingInterval, failureTimeout, blockSize, RingRole.STORAGE, DEFAULT_REPAIR_INTERVAL,
-                Long.MAX_VALUE, DEFAULT_ORPHAN_GRACE_PERIOD);
+                Long.MAX_VALUE, DEFAULT_ORPHAN_GRACE_PERIOD, RestoreSettings.defaults());
     }
 
     /** The default of {@code sr3.repair.interval}. */
@@ -111,35 +116,42 @@ public record NodeConfig(
     public NodeConfig withPortAndStore(int port, @Nullable Path store) {
         return new NodeConfig(host, List.of(port), seeds, replicationFactor, zone, virtualNodes, store, fsync, secret,
                 maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
-                storeMaxBytes, orphanGracePeriod);
+                storeMaxBytes, orphanGracePeriod, restore);
     }
 
     /** A copy with another shared secret: for tests of the handshake. */
     public NodeConfig withSecret(@Nullable String newSecret) {
         return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, newSecret,
                 maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
-                storeMaxBytes, orphanGracePeriod);
+                storeMaxBytes, orphanGracePeriod, restore);
     }
 
     /** A copy with other seeds. */
     public NodeConfig withSeeds(List<String> newSeeds) {
         return new NodeConfig(host, ports, newSeeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
                 maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
-                storeMaxBytes, orphanGracePeriod);
+                storeMaxBytes, orphanGracePeriod, restore);
     }
 
     /** A copy with another store limit and orphan grace period. */
     public NodeConfig withStoreLimits(long newStoreMaxBytes, Duration newOrphanGracePeriod) {
         return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
                 maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
-                newStoreMaxBytes, newOrphanGracePeriod);
+                newStoreMaxBytes, newOrphanGracePeriod, restore);
+    }
+
+    /** A copy with other restore settings. */
+    public NodeConfig withRestore(RestoreSettings newRestore) {
+        return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
+                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
+                storeMaxBytes, orphanGracePeriod, newRestore);
     }
 
     /** A copy with another role. */
     public NodeConfig withRole(RingRole newRole) {
         return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
                 maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, newRole, repairInterval,
-                storeMaxBytes, orphanGracePeriod);
+                storeMaxBytes, orphanGracePeriod, restore);
     }
 
     /** Defaults for a single-host ring, as the option defaults say. */

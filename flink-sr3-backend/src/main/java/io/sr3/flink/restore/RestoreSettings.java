@@ -9,8 +9,9 @@ import javax.annotation.Nullable;
  *     the planner's choice ({@code auto})
  * @param treeFanIn the most children any node of a tree restore receives from
  * @param maxConcurrentFetches blocks in flight at once towards this node
+ * @param prefetchMaxBytes the most bytes a heap-state prefetch may hold in memory; 0 turns it off
  */
-public record RestoreSettings(@Nullable Structure forced, int treeFanIn, int maxConcurrentFetches) {
+public record RestoreSettings(@Nullable Structure forced, int treeFanIn, int maxConcurrentFetches, long prefetchMaxBytes) {
 
     public RestoreSettings {
         if (treeFanIn < 2) {
@@ -19,14 +20,29 @@ public record RestoreSettings(@Nullable Structure forced, int treeFanIn, int max
         if (maxConcurrentFetches < 1) {
             throw new IllegalArgumentException("maxConcurrentFetches must be >= 1, was " + maxConcurrentFetches);
         }
+        if (prefetchMaxBytes < 0) {
+            throw new IllegalArgumentException("prefetchMaxBytes must be >= 0, was " + prefetchMaxBytes);
+        }
     }
 
-    /** The option defaults: auto, fan-in 2, 8 blocks in flight. */
+    /** Settings with the default prefetch limit. */
+    public RestoreSettings(@Nullable Structure forced, int treeFanIn, int maxConcurrentFetches) {
+        this(forced, treeFanIn, maxConcurrentFetches, DEFAULT_PREFETCH_MAX_BYTES);
+    }
+
+    /** The default prefetch limit for heap working state. */
+    public static final long DEFAULT_PREFETCH_MAX_BYTES = 256L << 20;
+
+    /** The option defaults: auto, fan-in 2, 8 blocks in flight, 256 MiB of prefetch. */
     public static RestoreSettings defaults() {
-        return new RestoreSettings(null, 2, 8);
+        return new RestoreSettings(null, 2, 8, DEFAULT_PREFETCH_MAX_BYTES);
+    }
+
+    public RestoreSettings withPrefetchMaxBytes(long bytes) {
+        return new RestoreSettings(forced, treeFanIn, maxConcurrentFetches, bytes);
     }
 
     public RestoreSettings withForced(@Nullable Structure structure) {
-        return new RestoreSettings(structure, treeFanIn, maxConcurrentFetches);
+        return new RestoreSettings(structure, treeFanIn, maxConcurrentFetches, prefetchMaxBytes);
     }
 }

@@ -1,0 +1,46 @@
+package io.sr3.flink;
+
+import io.sr3.flink.fs.Sr3FileSystemFactory;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
+import org.apache.flink.runtime.state.KeyGroupsStateHandle;
+import org.apache.flink.runtime.state.OperatorStateHandle;
+import org.apache.flink.runtime.state.StateObject;
+import org.apache.flink.runtime.state.StreamStateHandle;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The {@code sr3://} files a restoring subtask will read through input streams, found in the
+ * state handles Flink gives the backend. Files RocksDB copies itself (the shared and private
+ * files of incremental handles, restored by {@code copyFiles}) and inline state are not listed.
+ */
+final class StateFiles {
+
+    private StateFiles() {}
+
+    static List<Path> readThroughStreams(Collection<? extends StateObject> handles) {
+        Set<Path> files = new LinkedHashSet<>();
+        for (StateObject handle : handles) {
+            if (handle == null || handle instanceof IncrementalRemoteKeyedStateHandle) {
+                continue;
+            }
+            StateObject file = handle;
+            if (handle instanceof KeyGroupsStateHandle keyGroups) {
+                file = keyGroups.getDelegateStateHandle();
+            } else if (handle instanceof OperatorStateHandle operator) {
+                file = operator.getDelegateStateHandle();
+            }
+            if (file instanceof StreamStateHandle stream) {
+                stream.maybeGetPath()
+                        .filter(p -> Sr3FileSystemFactory.SCHEME.equals(p.toUri().getScheme()))
+                        .ifPresent(files::add);
+            }
+        }
+        return new ArrayList<>(files);
+    }
+}
