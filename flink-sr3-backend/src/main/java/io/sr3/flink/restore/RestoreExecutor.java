@@ -39,7 +39,8 @@ import java.util.concurrent.TimeUnit;
  * holders. A relay request travels up the route and the block travels back down it, verified by
  * every node it crosses, so data flows block by block through the structure, pipelined.
  *
- * <p>Faults: a block refused as corrupt (or missing) anywhere on its route is fetched directly from
+ * <p>Holders the failure detector has already taken out of the ring are left out of the plan.
+ * Faults: a block refused as corrupt (or missing) anywhere on its route is fetched directly from
  * another replica; a hop that cannot be reached is probed, and every unreachable node is taken out
  * of the plan, which is rebuilt for the blocks not yet received. Blocks already received are
  * never fetched again.
@@ -160,7 +161,7 @@ public final class RestoreExecutor {
                 BlockFetch block = blocks.get(i);
                 List<String> holders = new ArrayList<>();
                 for (Member h : block.holders()) {
-                    if (!h.sameNode(node.self()) && !unreachable.contains(h.id())) {
+                    if (!h.sameNode(node.self()) && !unreachable.contains(h.id()) && node.membership().isLive(h)) {
                         holders.add(h.id());
                     }
                 }

@@ -51,13 +51,20 @@ final class Sr3TestCluster implements AutoCloseable {
     static final Duration JOB_TIMEOUT = Duration.ofSeconds(90);
 
     private final WorkingState workingState;
+    private final Consumer<Configuration> sr3Tweaks;
     private final String checkpointDirectory;
     private final List<RingNode> nodes = new ArrayList<>();
     private final MiniCluster miniCluster;
 
     Sr3TestCluster(Path tempDir, WorkingState workingState, int ringNodes) throws Exception {
+        this(tempDir, workingState, ringNodes, c -> {});
+    }
+
+    /** A cluster whose {@code sr3.*} options are the test defaults adjusted by {@code sr3Tweaks}. */
+    Sr3TestCluster(Path tempDir, WorkingState workingState, int ringNodes, Consumer<Configuration> sr3Tweaks) throws Exception {
         closeStrayRingNodes();
         this.workingState = workingState;
+        this.sr3Tweaks = sr3Tweaks;
         this.checkpointDirectory = "sr3:///it/" + tempDir.getFileName() + "-" + System.nanoTime();
         try {
             NodeConfig base = Sr3Options.nodeConfig(sr3Options());
@@ -106,6 +113,7 @@ final class Sr3TestCluster implements AutoCloseable {
         c.set(Sr3Options.BLOCK_SIZE, MemorySize.parse("8kb"));
         // Loopback answers in milliseconds; a short deadline keeps requests to stopped nodes short.
         c.set(Sr3Options.REQUEST_TIMEOUT, Duration.ofSeconds(3));
+        sr3Tweaks.accept(c);
         return c;
     }
 
