@@ -22,8 +22,9 @@ final class RingMetrics {
 
     private RingMetrics() {}
 
-    static void register(MetricGroup operatorGroup) {
+    static void register(MetricGroup operatorGroup, String jobId) {
         MetricGroup group = operatorGroup.addGroup("sr3");
+        PacerMetrics.register(group, jobId);
         gauge(group, "ringSize", node -> node.membership().members().size());
         gauge(group, "bytesStored", node -> node.store().bytesStored());
         gauge(group, "bytesWritten", node -> node.metrics().bytesWritten.get());

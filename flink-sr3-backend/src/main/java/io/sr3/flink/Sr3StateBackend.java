@@ -66,7 +66,7 @@ public final class Sr3StateBackend implements ConfigurableStateBackend {
     @Override
     public <K> CheckpointableKeyedStateBackend<K> createKeyedStateBackend(KeyedStateBackendParameters<K> parameters)
             throws Exception {
-        RingMetrics.register(parameters.getMetricGroup());
+        RingMetrics.register(parameters.getMetricGroup(), parameters.getJobID().toString());
         prefetch(StateFiles.readThroughStreams(parameters.getStateHandles()), parameters.getOperatorIdentifier());
         return delegate.createKeyedStateBackend(parameters);
     }

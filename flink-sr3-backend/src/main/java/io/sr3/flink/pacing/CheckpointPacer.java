@@ -43,6 +43,8 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     static final Duration GIVE_UP_AFTER = Duration.ofMinutes(2);
     /** Shortest time rates and busy ratios are averaged over. */
     static final Duration MIN_RATE_WINDOW = Duration.ofSeconds(1);
+    /** Restarts the observed MTBF is averaged over. */
+    private static final int MTBF_WINDOW = 5;
     /** Recent completed checkpoints handed to the policy. */
     private static final int HISTORY = 5;
 
@@ -53,6 +55,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     private final Clock clock;
     private final ScheduledExecutorService executor;
     private final Runnable onStop;
+    private final PacerStatusPublisher publisher;
 
     /** Rates are taken over at least this much time, so that one late metric sample does not swing them. */
     private final Duration rateWindow;
@@ -66,6 +69,9 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     @Nullable private Instant unreachableSince;
     @Nullable private Instant missingSince;
     @Nullable private LoadEstimator.Load lastLoad;
+    /** When the job was first seen running, then when each restart was noticed (for the observed MTBF). */
+    private final java.util.Deque<Instant> failureClock = new java.util.ArrayDeque<>();
+    private long stuckWarnedFor = -1;
     private boolean seenJob;
     private boolean lastReachable = true;
     private double lastCapacity = Double.MAX_VALUE;
@@ -78,12 +84,19 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     @Nullable private volatile String fallbackReason;
     private volatile String lastReason = "none yet";
     private volatile boolean stopped;
+    @Nullable private volatile Duration observedMtbfSnapshot;
     private final AtomicLong decisions = new AtomicLong();
     private final Map<Reason, AtomicLong> triggers = new EnumMap<>(Reason.class);
 
     CheckpointPacer(String jobId, PacingSettings settings, JobEndpoint endpoint, Clock clock,
             ScheduledExecutorService executor, Runnable onStop) {
+        this(jobId, settings, endpoint, clock, executor, onStop, PacerStatusPublisher.NONE);
+    }
+
+    CheckpointPacer(String jobId, PacingSettings settings, JobEndpoint endpoint, Clock clock,
+            ScheduledExecutorService executor, Runnable onStop, PacerStatusPublisher publisher) {
         this.jobId = jobId;
+        this.publisher = publisher;
         this.settings = settings;
         this.policy = new PacingPolicy(settings.policySettings(), clock);
         this.endpoint = endpoint;
@@ -145,6 +158,9 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         }
         if (view.counters() == null) {
             // Restarting or not yet running: nothing to measure; counters restart with the new attempts.
+            if (runningSince != null) {
+                noteRestart(now);
+            }
             previousCounters = null;
             samples.clear();
             runningSince = null;
@@ -153,6 +169,9 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         if (runningSince == null) {
             runningSince = now;
             lastFreshSample = now;
+            if (failureClock.isEmpty()) {
+                failureClock.add(now);
+            }
         }
         LoadEstimator.Result result = LoadEstimator.estimate(previousCounters, view.counters());
         if (result instanceof LoadEstimator.Missing missing) {
@@ -207,9 +226,10 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
                 settings.restoreBytesPerSecond());
         boolean pending = view.checkpointsInProgress() > 0 || requestPending(now, last, view.latestFailedTrigger());
         PacingInputs inputs = new PacingInputs(load.inputRate(), load.inputRate() > 0 ? load.capacity() : lastCapacity,
-                load.subtasks(), recent, pending, restore, runningSince);
+                load.subtasks(), recent, pending, restore, runningSince, observedMtbf());
         Decision decision = policy.decide(inputs);
         decisions.incrementAndGet();
+        warnIfStuck(view, decision, last);
         ageBoundMillis = decision.ageBound() == null ? -1 : decision.ageBound().toMillis();
         estimatedRecoveryMillis = decision.estimatedRecovery() == null ? -1 : decision.estimatedRecovery().toMillis();
         checkpointAgeMillis = decision.checkpointAge().toMillis();
@@ -225,6 +245,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
                         settings.maxRecoveryTime(), decision.explanation());
             }
         }
+        publishStatus(now, decision, last);
         if (!decision.checkpointNow()) {
             LOG.debug("[pacer {}] wait ({}): {}", jobId, decision.reason(), decision.explanation());
             return;
@@ -237,6 +258,58 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         } catch (IOException e) {
             LOG.warn("[pacer {}] could not trigger a checkpoint ({}): {}; Flink's periodic checkpoints continue", jobId,
                     decision.reason(), e.getMessage());
+        }
+    }
+
+    private void publishStatus(Instant now, Decision decision, @Nullable CheckpointSample last) {
+        Map<Reason, Long> counts = new EnumMap<>(Reason.class);
+        triggers.forEach((reason, count) -> counts.put(reason, count.get()));
+        long lastCheckpointAt = last == null ? -1 : last.triggered().toEpochMilli();
+        publisher.publish(new PacerStatus(ageBoundMillis, estimatedRecoveryMillis, lastCheckpointAt,
+                decision.boundReachable(), fallbackReason != null, decisions.get(), counts, now.toEpochMilli()));
+    }
+
+    /** A restart ends the running period that began at the previous one (or at the job's start). */
+    private void noteRestart(Instant now) {
+        failureClock.add(now);
+        while (failureClock.size() > MTBF_WINDOW + 1) {
+            failureClock.removeFirst();
+        }
+        observedMtbfSnapshot = observedMtbf();
+    }
+
+    @Override
+    public long getObservedMtbfMillis() {
+        Duration mtbf = observedMtbfSnapshot;
+        return mtbf == null ? -1 : mtbf.toMillis();
+    }
+
+    /** Mean time between the job's recent restarts, once two were seen; null before. */
+    @Nullable
+    private Duration observedMtbf() {
+        int restarts = failureClock.size() - 1;
+        if (restarts < 2) {
+            return null;
+        }
+        return Duration.between(failureClock.getFirst(), failureClock.getLast()).dividedBy(restarts);
+    }
+
+    /**
+     * A checkpoint that runs past the allowed age (barriers stuck behind back-pressure) breaks the
+     * bound and no trigger can help while it runs: say so once per checkpoint, with the way out.
+     */
+    private void warnIfStuck(JobView view, Decision decision, @Nullable CheckpointSample last) {
+        if (view.checkpointsInProgress() == 0 || decision.ageBound() == null
+                || decision.checkpointAge().compareTo(decision.ageBound()) <= 0) {
+            return;
+        }
+        long marker = last == null ? 0 : last.triggered().toEpochMilli();
+        if (marker != stuckWarnedFor) {
+            stuckWarnedFor = marker;
+            LOG.warn("[pacer {}] a checkpoint is still in progress while the state is {} ms old, past the allowed {} ms: "
+                            + "the recovery-time bound does not hold until it completes. Under back-pressure, unaligned "
+                            + "checkpoints (execution.checkpointing.unaligned.enabled: true) let barriers overtake "
+                            + "buffered records.", jobId, decision.checkpointAge().toMillis(), decision.ageBound().toMillis());
         }
     }
 
@@ -288,6 +361,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
                         + "steady interval {}", jobId, why, decisions.get(), getTriggersAgeBound(),
                 getTriggersCheapestMoment(), getTriggersSteadyInterval());
         executor.shutdown();
+        publisher.clear();
         onStop.run();
     }
 

@@ -37,4 +37,7 @@ public interface CheckpointPacerMXBean {
 
     /** The reason of the latest decision. */
     String getLastReason();
+
+    /** Mean time between the job's recent restarts as this pacer saw them; -1 before two restarts. */
+    long getObservedMtbfMillis();
 }

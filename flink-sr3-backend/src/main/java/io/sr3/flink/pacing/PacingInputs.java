@@ -20,6 +20,8 @@ import java.util.Objects;
  *     up in the statistics yet
  * @param restoreEstimate R: how long restoring the current state would take ({@link RestoreEstimate})
  * @param ageOrigin when the age of the state started if no checkpoint completed yet (the job's start)
+ * @param observedMtbf the mean time between this job's recent restarts, or null before two
+ *     restarts were seen; the policy uses it when it is shorter than the configured MTBF
  */
 public record PacingInputs(
         double inputRate,
@@ -28,7 +30,8 @@ public record PacingInputs(
         List<CheckpointSample> recentCheckpoints,
         boolean checkpointInProgress,
         Duration restoreEstimate,
-        Instant ageOrigin) {
+        Instant ageOrigin,
+        @Nullable Duration observedMtbf) {
 
     public PacingInputs {
         if (!(inputRate >= 0) || Double.isInfinite(inputRate)) {
@@ -41,6 +44,13 @@ public record PacingInputs(
         recentCheckpoints = List.copyOf(recentCheckpoints);
         Objects.requireNonNull(restoreEstimate, "restoreEstimate");
         Objects.requireNonNull(ageOrigin, "ageOrigin");
+    }
+
+    /** Inputs without an observed MTBF (the job has not restarted twice yet). */
+    public PacingInputs(double inputRate, double capacity, List<SubtaskLoad> subtasks,
+            List<CheckpointSample> recentCheckpoints, boolean checkpointInProgress, Duration restoreEstimate,
+            Instant ageOrigin) {
+        this(inputRate, capacity, subtasks, recentCheckpoints, checkpointInProgress, restoreEstimate, ageOrigin, null);
     }
 
     /** The latest completed checkpoint, or null. */

@@ -27,7 +27,8 @@ import java.util.Objects;
  *   <li>The deadline {@code tau_max - C - decision period}: the last moment at which a checkpoint
  *       still completes before the age passes {@code tau_max}. At or past it: checkpoint
  *       ({@link Reason#AGE_BOUND}), whatever the load.
- *   <li>Loose bound (Young's interval {@code sqrt(2 C MTBF)} before the deadline): checkpoint at
+ *   <li>Loose bound (Young's interval {@code sqrt(2 C MTBF)} before the deadline, with MTBF the
+ *       configured one or the job's observed time between restarts, whichever is shorter): checkpoint at
  *       Young's interval if the hottest subtask has headroom ({@link Reason#STEADY_INTERVAL}),
  *       otherwise wait for headroom until the deadline.
  *   <li>Tight bound (the deadline before Young's interval, as in a burst): the window opens at
@@ -122,14 +123,18 @@ public final class PacingPolicy {
         double period = seconds(settings.decisionPeriod());
         double tauMax = RecoveryModel.maxAgeSeconds(rto, d, r, lambda, mu);
         double recovery = RecoveryModel.recoverySeconds(age, d, r, lambda, mu);
-        double young = RecoveryModel.youngIntervalSeconds(cost, seconds(settings.mtbf()));
+        double mtbf = seconds(settings.mtbf());
+        if (in.observedMtbf() != null && seconds(in.observedMtbf()) < mtbf) {
+            mtbf = seconds(in.observedMtbf()); // failures come more often than configured: checkpoint more often
+        }
+        double young = RecoveryModel.youngIntervalSeconds(cost, mtbf);
         SubtaskLoad hottest = in.hottest();
         boolean headroom = hottest == null || hottest.load() <= settings.headroomLoad();
         boolean reachable = tauMax >= cost;
         Decision.Builder out = new Decision.Builder(toDuration(tauMax), toDuration(recovery), toDuration(age), reachable);
         String load = String.format(Locale.ROOT, "age %s, bound %s, est. recovery %s, input %.0f/s of capacity %.0f/s, "
-                        + "checkpoint cost %s, Young %s, hottest %s", fmt(age), fmt(tauMax), fmt(recovery), lambda, mu,
-                fmt(cost), fmt(young), hottest == null ? "n/a" : String.format(Locale.ROOT, "%s#%d at %.0f%%",
+                        + "checkpoint cost %s, MTBF %s, Young %s, hottest %s", fmt(age), fmt(tauMax), fmt(recovery), lambda,
+                mu, fmt(cost), fmt(mtbf), fmt(young), hottest == null ? "n/a" : String.format(Locale.ROOT, "%s#%d at %.0f%%",
                         hottest.vertex(), hottest.subtask(), 100 * hottest.load()));
 
         if (in.checkpointInProgress()) {

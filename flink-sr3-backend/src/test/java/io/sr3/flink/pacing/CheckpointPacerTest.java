@@ -95,6 +95,55 @@ class CheckpointPacerTest {
     }
 
     @Test
+    void publishesItsStatusForTheMetricsAndClearsItWhenItStops() {
+        List<PacerStatus> published = new ArrayList<>();
+        AtomicBoolean cleared = new AtomicBoolean();
+        CheckpointPacer publishing = new CheckpointPacer("job", settings, endpoint, clock, unused, () -> {},
+                new PacerStatusPublisher() {
+                    @Override
+                    public void publish(PacerStatus status) {
+                        published.add(status);
+                    }
+
+                    @Override
+                    public void clear() {
+                        cleared.set(true);
+                    }
+                });
+        for (int second = 0; second < 3; second++) {
+            endpoint.views.add(running(second, 900, 0.9));
+            publishing.tick();
+            clock.advance(Duration.ofSeconds(1));
+        }
+
+        assertThat(published).isNotEmpty();
+        PacerStatus last = published.get(published.size() - 1);
+        assertThat(last.boundMillis()).isEqualTo(publishing.getCheckpointAgeBoundMillis());
+        assertThat(last.estimatedRecoveryMillis()).isEqualTo(publishing.getEstimatedRecoveryTimeMillis());
+        assertThat(last.lastCheckpointAtMillis()).isEqualTo(clock.instant().minusSeconds(21).toEpochMilli());
+        assertThat(last.decisions()).isEqualTo(publishing.getDecisions());
+        assertThat(PacerStatus.decode(last.encode())).isEqualTo(last);
+
+        endpoint.views.add(new JobView("CANCELED", true, null, List.of(), 0, null));
+        publishing.tick();
+        assertThat(cleared).isTrue();
+    }
+
+    @Test
+    void restartsSeenByThePacerBecomeTheObservedMtbf() {
+        assertThat(pacer.getObservedMtbfMillis()).isEqualTo(-1);
+        for (int restart = 0; restart < 2; restart++) {
+            endpoint.views.add(running(0, 100, 0.1));
+            pacer.tick();
+            clock.advance(Duration.ofSeconds(30));
+            endpoint.views.add(new JobView("RESTARTING", false, null, List.of(), 0, null));
+            pacer.tick();
+        }
+
+        assertThat(pacer.getObservedMtbfMillis()).isEqualTo(30_000);
+    }
+
+    @Test
     void stopsWhenTheJobIsTerminal() {
         endpoint.views.add(new JobView("FINISHED", true, null, List.of(), 0, null));
         pacer.tick();

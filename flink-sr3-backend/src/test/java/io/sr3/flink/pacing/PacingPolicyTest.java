@@ -114,6 +114,27 @@ class PacingPolicyTest {
         assertThat(RecoveryModel.recoverySeconds(7.5, 5, 1, 8000, 10000)).isCloseTo(60, org.assertj.core.data.Offset.offset(1e-9));
     }
 
+    /** Steady load, cost 0.5 s: Young's interval is 60 s with the configured MTBF of 1 h, 10 s with restarts every 100 s. */
+    @Test
+    void frequentRestartsShortenYoungsInterval() {
+        Row steady = new Row("steady at 20 s", 1000, 10000, 0.10, 0.5, 20, 1, false, Action.WAIT, Reason.WITHIN_BOUND, true);
+        PacingInputs configured = inputs(steady);
+        assertThat(POLICY.decide(configured).reason()).isEqualTo(Reason.WITHIN_BOUND);
+
+        PacingInputs observed = new PacingInputs(configured.inputRate(), configured.capacity(), configured.subtasks(),
+                configured.recentCheckpoints(), false, configured.restoreEstimate(), configured.ageOrigin(),
+                Duration.ofSeconds(100));
+        Decision decision = POLICY.decide(observed);
+        assertThat(decision.reason()).as(decision.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
+        assertThat(decision.explanation()).contains("MTBF 100.0s", "Young 10.0s");
+
+        PacingInputs rareFailures = new PacingInputs(configured.inputRate(), configured.capacity(), configured.subtasks(),
+                configured.recentCheckpoints(), false, configured.restoreEstimate(), configured.ageOrigin(),
+                Duration.ofHours(10));
+        assertThat(POLICY.decide(rareFailures).reason()).as("an observed MTBF longer than configured is ignored")
+                .isEqualTo(Reason.WITHIN_BOUND);
+    }
+
     @Test
     void withoutInputTheBoundIsUnboundedAndTheFirstCheckpointComesEarly() {
         PacingInputs noInput = new PacingInputs(0, Double.MAX_VALUE, List.of(new SubtaskLoad("v", 0, 0, 0)), List.of(),

@@ -1,0 +1,71 @@
+package io.sr3.flink.pacing;
+
+import io.sr3.flink.node.LocalRing;
+import io.sr3.flink.node.RingNode;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.concurrent.NotThreadSafe;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.function.LongSupplier;
+
+/**
+ * Writes a job's {@link PacerStatus} through this process's ring node, at most once per
+ * {@link #MIN_INTERVAL}, without waiting for the write: metrics must never slow the pacer down.
+ * A failed write is logged once and retried with the next status.
+ */
+@NotThreadSafe
+final class RingPacerStatusPublisher implements PacerStatusPublisher {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RingPacerStatusPublisher.class);
+    static final Duration MIN_INTERVAL = Duration.ofSeconds(1);
+
+    private final String jobId;
+    private final LongSupplier nanoClock;
+    private long lastPublishedNanos = Long.MIN_VALUE;
+    private boolean warned;
+
+    RingPacerStatusPublisher(String jobId) {
+        this(jobId, System::nanoTime);
+    }
+
+    RingPacerStatusPublisher(String jobId, LongSupplier nanoClock) {
+        this.jobId = jobId;
+        this.nanoClock = nanoClock;
+    }
+
+    @Override
+    public void publish(PacerStatus status) {
+        long now = nanoClock.getAsLong();
+        if (lastPublishedNanos != Long.MIN_VALUE && now - lastPublishedNanos < MIN_INTERVAL.toNanos()) {
+            return;
+        }
+        lastPublishedNanos = now;
+        try {
+            RingNode node = LocalRing.current();
+            node.storage().write(PacerStatus.key(jobId), status.encode(), false).whenComplete((holders, error) -> {
+                if (error != null && !warned) {
+                    warned = true;
+                    LOG.warn("[pacer {}] could not publish its status to the ring for the sr3.pacing metrics: {}", jobId,
+                            error.toString());
+                }
+            });
+        } catch (IOException | RuntimeException e) {
+            if (!warned) {
+                warned = true;
+                LOG.warn("[pacer {}] no ring node to publish its status for the sr3.pacing metrics: {}", jobId, e.toString());
+            }
+        }
+    }
+
+    @Override
+    public void clear() {
+        try {
+            LocalRing.current().storage().deleteOn(PacerStatus.key(jobId), null);
+        } catch (IOException | RuntimeException e) {
+            LOG.debug("[pacer {}] could not delete its status from the ring: {}", jobId, e.toString());
+        }
+    }
+}

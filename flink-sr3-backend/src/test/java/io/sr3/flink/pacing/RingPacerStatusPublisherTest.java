@@ -1,0 +1,63 @@
+package io.sr3.flink.pacing;
+
+import io.sr3.flink.node.TestingRing;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The JobManager side of the pacer metrics, on a real ring: publish, throttle, clear. */
+class RingPacerStatusPublisherTest {
+
+    @TempDir Path root;
+
+    private TestingRing ring;
+
+    @BeforeEach
+    void start() throws Exception {
+        ring = TestingRing.start(2, TestingRing.testConfig(), root);
+    }
+
+    @AfterEach
+    void stop() {
+        ring.close();
+    }
+
+    @Test
+    void publishesAtMostOncePerIntervalAndClearsOnStop() {
+        AtomicLong nanos = new AtomicLong();
+        RingPacerStatusPublisher publisher = new RingPacerStatusPublisher("job-2", nanos::get);
+        publisher.publish(status(1));
+        TestingRing.awaitCondition(() -> read() != null && read().decisions() == 1, "the first status on the ring");
+
+        nanos.addAndGet(RingPacerStatusPublisher.MIN_INTERVAL.toNanos() - 1);
+        publisher.publish(status(2)); // within the interval: dropped
+        nanos.addAndGet(1);
+        publisher.publish(status(3));
+        TestingRing.awaitCondition(() -> read().decisions() == 3, "the third status on the ring");
+
+        publisher.clear();
+        assertThat(read()).isNull();
+    }
+
+    private static PacerStatus status(long decisions) {
+        return new PacerStatus(1000, 500, -1, true, false, decisions, Map.of(), System.currentTimeMillis());
+    }
+
+    private PacerStatus read() {
+        try {
+            byte[] encoded = ring.node(1).storage().readAny(PacerStatus.key("job-2"), "status");
+            return encoded == null ? null : PacerStatus.decode(encoded);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}
