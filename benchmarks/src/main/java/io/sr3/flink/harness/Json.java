@@ -78,11 +78,13 @@ public final class Json {
         }
     }
 
+    /** Four decimals at most, without trailing zeros; never a bare "1." (1.00001 rounds to "1"). */
     private static String trim(double d) {
-        if (d == Math.rint(d) && Math.abs(d) < 1e15) {
-            return Long.toString((long) d);
+        double rounded = Math.round(d * 1e4) / 1e4;
+        if (rounded == Math.rint(rounded) && Math.abs(rounded) < 1e15) {
+            return Long.toString((long) rounded);
         }
-        return String.format(java.util.Locale.ROOT, "%.4f", d).replaceAll("0+$", "");
+        return String.format(java.util.Locale.ROOT, "%.4f", rounded).replaceAll("0+$", "");
     }
 
     private static void pad(StringBuilder out, int indent) {

@@ -297,18 +297,18 @@ public final class RingNode implements AutoCloseable {
         if (!route.isEmpty() && Member.fromId(route.get(0)).sameNode(self)) {
             return relay(request.next()); // a route through this node itself costs nothing
         }
-        CompletableFuture<byte[]> fetched;
-        String source;
         if (route.isEmpty()) {
-            source = self.id();
-            fetched = local(() -> store.get(request.key()));
-        } else {
-            Member hop = Member.fromId(route.get(0));
-            source = hop.id();
-            Duration deadline = config.requestTimeout().multipliedBy(route.size());
-            fetched = client.request(hop.address(), MessageType.RELAY_BLOCK, request.next().encode(), deadline)
-                    .thenApply(Frame::payload);
+            // The store verifies the block and compares its checksum with the request's: no second pass here.
+            return local(() -> store.get(request.key(), request.length(), request.crc32c()))
+                    .exceptionally(error -> {
+                        throw new CompletionException(RelayException.from(unwrap(error), request.key(), self.id(), self.id()));
+                    });
         }
+        Member hop = Member.fromId(route.get(0));
+        String source = hop.id();
+        Duration deadline = config.requestTimeout().multipliedBy(route.size());
+        CompletableFuture<byte[]> fetched = client.request(hop.address(), MessageType.RELAY_BLOCK, request.next().encode(), deadline)
+                .thenApply(Frame::payload);
         return fetched.handle((data, error) -> {
             if (error != null) {
                 throw new CompletionException(RelayException.from(unwrap(error), request.key(), source, self.id()));

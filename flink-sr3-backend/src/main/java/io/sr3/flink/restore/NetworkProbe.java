@@ -19,8 +19,11 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Queue;
 import java.util.SplittableRandom;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -37,14 +40,14 @@ import java.util.zip.CRC32C;
  * <ul>
  *   <li>round trip to a holder: the median of tiny fetches;
  *   <li>a holder's link to this node: a stream of probe blocks from that holder alone, with enough
- *       in flight to cover its round trip; rate = bytes / (elapsed - round trip);
+ *       in flight to cover its round trip; its steady rate, after the first wave;
  *   <li>holder B's link to holder A: a relay along [A, B] is store-and-forward, so its median time
  *       minus the direct fetch from A is B's block crossing to A, and the same difference for the
  *       tiny block is the A-B round trip (forwarding cost included);
- *   <li>inbound and incast: streams from the k fastest holders at once, k = 1..n. The inbound rate
- *       is the best aggregate; the threshold is how far k goes from there within
- *       {@link #INCAST_TOLERANCE}; the penalty is fitted at the largest k, the case a star over
- *       every holder meets;
+ *   <li>inbound and incast: steady streams from the k fastest holders at once, k = 1..n, with as
+ *       many blocks in flight in total as a restore keeps (at least one per holder). Inbound is the
+ *       best aggregate, the threshold the largest k within {@link #INCAST_TOLERANCE} of it, the
+ *       penalty fitted at the largest k (what a star over every holder meets);
  *   <li>hop start-up: one block of the node's block size crossing a typical holder-holder hop,
  *       the pipeline fill that the planner's bottleneck terms leave out.
  * </ul>
@@ -70,15 +73,21 @@ public final class NetworkProbe {
      * How much the probe moves.
      *
      * @param probeBytes size of the probe block; larger blocks time fast links more precisely
-     * @param samples sequential fetches per median, and fetches per in-flight lane of a stream
+     * @param samples sequential fetches per median; a stream fetches twice as many per block in flight
+     * @param concurrentFetches blocks in flight when several holders send at once: the restores'
+     *     {@link RestoreSettings#maxConcurrentFetches()}, so that the inbound port is loaded the
+     *     way a star restore loads it (incast depends on how much each sender has in flight)
      */
-    public record Settings(int probeBytes, int samples) {
+    public record Settings(int probeBytes, int samples, int concurrentFetches) {
         public Settings {
             if (probeBytes <= TINY_BYTES) {
                 throw new IllegalArgumentException("probeBytes must be > " + TINY_BYTES + ", was " + probeBytes);
             }
             if (samples < 1) {
                 throw new IllegalArgumentException("samples must be >= 1, was " + samples);
+            }
+            if (concurrentFetches < 1) {
+                throw new IllegalArgumentException("concurrentFetches must be >= 1, was " + concurrentFetches);
             }
         }
     }
@@ -93,7 +102,7 @@ public final class NetworkProbe {
      * @param incastThreshold concurrent senders taken without loss
      * @param incastPenalty relative loss per sender beyond the threshold, fitted at the largest k
      * @param hopStartup the first block's store-and-forward on a typical holder hop
-     * @param elapsed how long the probe took, placement and cleanup included
+     * @param elapsed how long the probe took, placing the probe blocks included
      */
     public record Measurement(
             Map<String, Link> toThisNode,
@@ -130,11 +139,12 @@ public final class NetworkProbe {
 
         /** One line for logs. */
         public String summary() {
-            return String.format(Locale.ROOT, "%d holder(s), links to this node %s MB/s, between holders median %.0f MB/s, "
+            return String.format(Locale.ROOT, "%d holder(s), links to this node %s MB/s, between holders median %s MB/s, "
                             + "aggregate by senders %s MB/s -> inbound %.0f MB/s, incast threshold %d, penalty %.2f, "
                             + "hop start-up %.2f ms; probed in %.1f s",
                     toThisNode.size(), megabytes(toThisNode.values().stream().map(Link::bytesPerSecond).sorted().toList()),
-                    median(between.values().stream().mapToDouble(Link::bytesPerSecond).toArray()) / 1e6,
+                    between.isEmpty() ? "-" : String.format(Locale.ROOT, "%.0f",
+                            median(between.values().stream().mapToDouble(Link::bytesPerSecond).toArray()) / 1e6),
                     megabytes(aggregateBytesPerSecond), inboundBytesPerSecond / 1e6, incastThreshold, incastPenalty,
                     hopStartup.toNanos() / 1e6, elapsed.toMillis() / 1e3);
         }
@@ -198,25 +208,44 @@ public final class NetworkProbe {
 
     private Measurement measure(Map<String, RelayRequest> bigFetch, Map<String, RelayRequest> tinyFetch, long start)
             throws IOException {
-        Map<String, Double> roundTrip = new LinkedHashMap<>();
-        Map<String, Double> single = new LinkedHashMap<>();
-        Map<String, Integer> window = new LinkedHashMap<>();
-        Map<String, Link> toThisNode = new LinkedHashMap<>();
+        Map<String, Link> toThisNode = linksToThisNode(bigFetch, tinyFetch);
+        Map<String, Link> between = linksBetween(bigFetch, tinyFetch, toThisNode);
+        List<String> fastestFirst = new ArrayList<>(bigFetch.keySet());
+        fastestFirst.sort(Comparator.comparingDouble((String h) -> -toThisNode.get(h).bytesPerSecond()).thenComparing(h -> h));
+        List<Double> aggregates = new ArrayList<>();
+        for (int k = 1; k <= fastestFirst.size(); k++) {
+            aggregates.add(streamRate(lanes(fastestFirst.subList(0, k), Math.max(k, settings.concurrentFetches())), bigFetch));
+        }
+        Inbound inbound = fitInbound(aggregates);
+        // The first block of a forwarded stream crosses each hop before the pipeline flows.
+        double blockSeconds = median(between.values().stream().mapToDouble(l -> node.config().blockSize() / l.bytesPerSecond()).toArray());
+        Duration hopStartup = between.isEmpty() ? Duration.ZERO : seconds(blockSeconds);
+        return new Measurement(toThisNode, between, aggregates, inbound.bytesPerSecond(), inbound.incastThreshold(),
+                inbound.incastPenalty(), hopStartup, Duration.ofNanos(System.nanoTime() - start));
+    }
+
+    /** Round trip (median of tiny fetches) and steady stream rate of every holder alone. */
+    private Map<String, Link> linksToThisNode(Map<String, RelayRequest> bigFetch, Map<String, RelayRequest> tinyFetch)
+            throws IOException {
+        Map<String, Link> links = new LinkedHashMap<>();
         for (String holder : bigFetch.keySet()) {
             timeOnce(tinyFetch.get(holder)); // opens the connection
-            roundTrip.put(holder, medianSeconds(tinyFetch.get(holder)));
-            single.put(holder, medianSeconds(bigFetch.get(holder)));
-            // Enough blocks in flight that one block's transmission times the window covers a whole fetch.
-            double transmit = Math.max(single.get(holder) - roundTrip.get(holder), 1e-6);
-            window.put(holder, (int) Math.min(MAX_WINDOW, Math.ceil(single.get(holder) / transmit) + 1));
-            double rate = streamRate(List.of(holder), bigFetch, window, roundTrip);
-            toThisNode.put(holder, new Link(rate, seconds(roundTrip.get(holder))));
+            double roundTrip = medianSeconds(tinyFetch.get(holder));
+            double single = medianSeconds(bigFetch.get(holder));
+            // Enough blocks in flight that their transmissions cover one whole fetch, round trip included.
+            double transmit = Math.max(single - roundTrip, 1e-6);
+            int window = (int) Math.min(MAX_WINDOW, Math.ceil(single / transmit) + 1);
+            links.put(holder, new Link(streamRate(lanes(List.of(holder), window), bigFetch), seconds(roundTrip)));
         }
+        return links;
+    }
 
+    /** Every holder's link to every other, from 2-hop relays paired with direct fetches from the first hop. */
+    private Map<String, Link> linksBetween(Map<String, RelayRequest> bigFetch, Map<String, RelayRequest> tinyFetch,
+            Map<String, Link> toThisNode) throws IOException {
         double fastest = toThisNode.values().stream().mapToDouble(Link::bytesPerSecond).max().orElseThrow();
         double slowest = toThisNode.values().stream().mapToDouble(Link::bytesPerSecond).min().orElseThrow();
         Map<String, Link> between = new LinkedHashMap<>();
-        List<Double> stageSeconds = new ArrayList<>();
         for (String a : bigFetch.keySet()) {
             for (String b : bigFetch.keySet()) {
                 if (a.equals(b)) {
@@ -225,80 +254,79 @@ public final class NetworkProbe {
                 RelayRequest tinyVia = new RelayRequest(tinyFetch.get(b).key(), TINY_BYTES, tinyFetch.get(b).crc32c(), List.of(a, b));
                 RelayRequest bigVia = new RelayRequest(bigFetch.get(b).key(), settings.probeBytes(), bigFetch.get(b).crc32c(), List.of(a, b));
                 timeOnce(tinyVia); // opens the connection from a to b
-                double hopRoundTrip = Math.max(0, medianSeconds(tinyVia) - roundTrip.get(a));
-                double stage = medianSeconds(bigVia) - single.get(a) - hopRoundTrip;
+                timeOnce(bigVia);
+                // Each 2-hop fetch is paired with a direct one just before it, so that drift cancels out.
+                double[] tinyExtra = new double[settings.samples()];
+                double[] bigExtra = new double[settings.samples()];
+                for (int i = 0; i < settings.samples(); i++) {
+                    double direct = timeOnce(tinyFetch.get(a));
+                    tinyExtra[i] = timeOnce(tinyVia) - direct;
+                    direct = timeOnce(bigFetch.get(a));
+                    bigExtra[i] = timeOnce(bigVia) - direct;
+                }
+                double hopRoundTrip = Math.max(0, median(tinyExtra));
+                double stage = median(bigExtra) - hopRoundTrip;
+                // A stage lost in the noise is a link too fast to time; one that seems endless is noise too.
                 double rate = Math.min(10 * fastest, Math.max(slowest / 100, settings.probeBytes() / Math.max(stage, 1e-9)));
                 between.put(b + "->" + a, new Link(rate, seconds(hopRoundTrip)));
-                stageSeconds.add(settings.probeBytes() / rate);
             }
         }
-
-        List<String> byRate = new ArrayList<>(bigFetch.keySet());
-        byRate.sort(Comparator.comparingDouble((String h) -> -toThisNode.get(h).bytesPerSecond()).thenComparing(h -> h));
-        List<Double> aggregates = new ArrayList<>();
-        for (int k = 1; k <= byRate.size(); k++) {
-            aggregates.add(streamRate(byRate.subList(0, k), bigFetch, window, roundTrip));
-        }
-        Inbound inbound = fitInbound(aggregates);
-        // The first block of a forwarded stream crosses each hop before the pipeline flows.
-        double typicalStage = stageSeconds.isEmpty() ? 0 : median(stageSeconds.stream().mapToDouble(d -> d).toArray());
-        Duration hopStartup = seconds(typicalStage * node.config().blockSize() / settings.probeBytes());
-        return new Measurement(toThisNode, between, aggregates, inbound.bytesPerSecond(), inbound.incastThreshold(),
-                inbound.incastPenalty(), hopStartup, Duration.ofNanos(System.nanoTime() - start));
+        return between;
     }
 
     /**
      * Fits the inbound model of {@link NetworkModel} to aggregates measured with 1..n senders
-     * (index k - 1): inbound = the best; threshold = from the best's k, as far as the aggregates
-     * stay within {@link #INCAST_TOLERANCE} of it; penalty = what makes the model meet the
-     * aggregate at the largest k, 0 when that is within the tolerance too.
+     * (index k - 1): inbound = the best; threshold = the largest k whose aggregate is within
+     * {@link #INCAST_TOLERANCE} of it; penalty = what makes the model meet the aggregate at the
+     * largest k (what a star over every holder meets), 0 when that is within the tolerance too.
      */
     static Inbound fitInbound(List<Double> aggregates) {
         if (aggregates.isEmpty()) {
             throw new IllegalArgumentException("No aggregate to fit");
         }
-        int bestK = 1;
-        for (int k = 2; k <= aggregates.size(); k++) {
-            if (aggregates.get(k - 1) > aggregates.get(bestK - 1)) {
-                bestK = k;
+        double best = aggregates.stream().mapToDouble(d -> d).max().orElseThrow();
+        int threshold = 1;
+        for (int k = 1; k <= aggregates.size(); k++) {
+            if (aggregates.get(k - 1) >= (1 - INCAST_TOLERANCE) * best) {
+                threshold = k;
             }
         }
-        double best = aggregates.get(bestK - 1);
-        int threshold = bestK;
-        while (threshold < aggregates.size() && aggregates.get(threshold) >= (1 - INCAST_TOLERANCE) * best) {
-            threshold++;
-        }
         int n = aggregates.size();
-        double atLargest = aggregates.get(n - 1);
-        double penalty = n > threshold ? Math.max(0, (best / atLargest - 1) / (n - threshold)) : 0;
+        double penalty = n > threshold ? Math.max(0, (best / aggregates.get(n - 1) - 1) / (n - threshold)) : 0;
         return new Inbound(best, threshold, penalty);
     }
 
     /**
-     * Streams probe blocks from {@code holders} at once, each with its window in flight and
-     * {@code samples} fetches per lane; returns bytes per second after the slowest round trip.
+     * Streams probe blocks over {@code lanes} (one holder id per lane, repeated for more in
+     * flight), each lane fetching {@code 2 * samples} blocks one after the other, and returns the
+     * steady rate: the blocks after the first wave over the time after it. The first wave pays
+     * the round trip and arrives all at once, which a long restore does only once.
      */
-    private double streamRate(List<String> holders, Map<String, RelayRequest> fetch, Map<String, Integer> window,
-            Map<String, Double> roundTrip) throws IOException {
-        List<CompletableFuture<Void>> lanes = new ArrayList<>();
-        long bytes = 0;
-        double slowestRoundTrip = 0;
-        long begin = System.nanoTime();
-        for (String holder : holders) {
-            for (int lane = 0; lane < window.get(holder); lane++) {
-                CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-                for (int i = 0; i < settings.samples(); i++) {
-                    chain = chain.thenCompose(ignored -> node.relay(fetch.get(holder)).thenAccept(data -> {}));
-                }
-                lanes.add(chain);
-                bytes += (long) settings.samples() * settings.probeBytes();
+    private double streamRate(List<String> lanes, Map<String, RelayRequest> fetch) throws IOException {
+        int perLane = 2 * settings.samples();
+        Queue<Long> delivered = new ConcurrentLinkedQueue<>();
+        List<CompletableFuture<Void>> running = new ArrayList<>();
+        for (String holder : lanes) {
+            CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
+            for (int i = 0; i < perLane; i++) {
+                chain = chain.thenCompose(ignored -> node.relay(fetch.get(holder)).thenAccept(data -> delivered.add(System.nanoTime())));
             }
-            slowestRoundTrip = Math.max(slowestRoundTrip, roundTrip.get(holder));
+            running.add(chain);
         }
-        await(CompletableFuture.allOf(lanes.toArray(new CompletableFuture<?>[0])), "streaming probe blocks from " + holders,
-                settings.samples() * MAX_WINDOW * holders.size());
-        double elapsed = (System.nanoTime() - begin) / 1e9;
-        return bytes / Math.max(elapsed - slowestRoundTrip, elapsed / 10);
+        await(CompletableFuture.allOf(running.toArray(new CompletableFuture<?>[0])), "streaming probe blocks from "
+                + new TreeSet<>(lanes), perLane * lanes.size());
+        long[] times = delivered.stream().mapToLong(t -> t).sorted().toArray();
+        double afterFirstWave = (times[times.length - 1] - times[lanes.size() - 1]) / 1e9;
+        return (double) (times.length - lanes.size()) * settings.probeBytes() / Math.max(afterFirstWave, 1e-9);
+    }
+
+    /** {@code count} lanes spread round robin over {@code holders}. */
+    private static List<String> lanes(List<String> holders, int count) {
+        List<String> lanes = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            lanes.add(holders.get(i % holders.size()));
+        }
+        return lanes;
     }
 
     private double medianSeconds(RelayRequest request) throws IOException {
@@ -352,10 +380,7 @@ public final class NetworkProbe {
 
     private static byte[] randomBytes(int length, long seed) {
         byte[] bytes = new byte[length];
-        SplittableRandom random = new SplittableRandom(seed);
-        for (int i = 0; i < length; i++) {
-            bytes[i] = (byte) random.nextInt();
-        }
+        new SplittableRandom(seed).nextBytes(bytes);
         return bytes;
     }
 

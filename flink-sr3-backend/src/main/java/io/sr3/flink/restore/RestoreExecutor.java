@@ -273,8 +273,16 @@ public final class RestoreExecutor {
             bytes += data.length;
         }
 
-        /** Each first hop's throughput over this restore is a sample of its link to this node. */
+        /**
+         * A restore that received everything through one neighbour (a line, or a single holder)
+         * measured that neighbour's link to this node. With several neighbours sending at once,
+         * each one's share says more about this node's inbound port than about its link, so it is
+         * not recorded as a link rate.
+         */
         private void learnLinks() {
+            if (receivedByFirstHop.size() != 1) {
+                return;
+            }
             receivedByFirstHop.forEach((hop, received) -> node.networkView().toThisNode()
                     .recordTransfer(hop, received[0], Duration.ofNanos(received[1] - startNanos)));
         }

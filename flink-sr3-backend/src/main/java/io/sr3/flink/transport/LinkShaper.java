@@ -16,9 +16,9 @@ import java.util.Objects;
  *
  * <p>The model is two FIFO queues in virtual time per answer of {@code b} bytes from peer
  * {@code p}: the link {@code p -> this node} is busy for {@code b / rate(p)}, then the inbound port
- * for {@code b / (inbound / (1 + penalty * max(0, busyLinks - threshold)))}, where {@code
- * busyLinks} counts the peers whose links are still sending. The answer is delivered when both are
- * done, plus the link's latency. The bytes themselves cross loopback at full speed; only their
+ * for {@code b / (inbound / (1 + penalty * max(0, senders - threshold)))}, where {@code senders}
+ * counts the peers with an answer of at least {@link #MIN_SENDER_BYTES} not yet delivered. The
+ * answer is delivered when both are done, plus the link's latency. The bytes themselves cross loopback at full speed; only their
  * delivery to the waiting request is held back.
  */
 @ThreadSafe
@@ -34,12 +34,16 @@ public final class LinkShaper {
         }
     }
 
+    /** Answers smaller than this (pings, small manifests) do not make their sender count for incast. */
+    public static final int MIN_SENDER_BYTES = 64 * 1024;
+
     private final double inboundBytesPerSecond;
     private final int incastThreshold;
     private final double incastPenalty;
     private final ShapedLink defaultLink;
     private final Map<InetSocketAddress, ShapedLink> links = new HashMap<>();
     private final Map<InetSocketAddress, Long> linkFreeAt = new HashMap<>();
+    private final Map<InetSocketAddress, Long> sendingUntil = new HashMap<>();
     private long inboundFreeAt = Long.MIN_VALUE;
 
     /**
@@ -71,15 +75,23 @@ public final class LinkShaper {
         long linkStart = Math.max(nowNanos, linkFreeAt.getOrDefault(peer, Long.MIN_VALUE));
         long linkDone = linkStart + (long) (bytes / link.bytesPerSecond() * 1e9);
         linkFreeAt.put(peer, linkDone);
-        int busyLinks = 0;
-        for (long freeAt : linkFreeAt.values()) {
-            if (freeAt > nowNanos) {
-                busyLinks++;
+        if (bytes >= MIN_SENDER_BYTES) {
+            // A sender counts for incast until its latest answer is delivered; probes and pings never do.
+            sendingUntil.merge(peer, linkDone, Math::max);
+        }
+        int senders = 0;
+        for (long until : sendingUntil.values()) {
+            if (until > nowNanos) {
+                senders++;
             }
         }
-        double inbound = inboundBytesPerSecond / (1 + incastPenalty * Math.max(0, busyLinks - incastThreshold));
-        long inboundStart = Math.max(nowNanos, inboundFreeAt);
+        double inbound = inboundBytesPerSecond / (1 + incastPenalty * Math.max(0, senders - incastThreshold));
+        long inboundStart = Math.max(Math.max(nowNanos, inboundFreeAt), linkStart);
         inboundFreeAt = inboundStart + (long) (bytes / inbound * 1e9);
-        return Math.max(linkDone, inboundFreeAt) + link.latency().toNanos() - nowNanos;
+        long delivered = Math.max(linkDone, inboundFreeAt);
+        if (bytes >= MIN_SENDER_BYTES) {
+            sendingUntil.put(peer, Math.max(sendingUntil.get(peer), delivered));
+        }
+        return delivered + link.latency().toNanos() - nowNanos;
     }
 }

@@ -35,13 +35,20 @@ class LinkShaperTest {
 
     @Test
     void incastSlowsThePortDownBeyondTheThreshold() {
-        LinkShaper calm = new LinkShaper(1e6, 1, 1.0, new LinkShaper.ShapedLink(1e9, Duration.ZERO));
-        calm.setLink(A, new LinkShaper.ShapedLink(1e6, Duration.ZERO));
-        assertThat(calm.delayNanos(A, 10_000, 0)).isEqualTo(10 * MS);
+        LinkShaper calm = new LinkShaper(1e6, 1, 1.0, new LinkShaper.ShapedLink(1e6, Duration.ZERO));
+        assertThat(calm.delayNanos(A, 100_000, 0)).isEqualTo(100 * MS);
 
         LinkShaper crowded = new LinkShaper(1e6, 1, 1.0, new LinkShaper.ShapedLink(1e6, Duration.ZERO));
-        crowded.delayNanos(A, 10_000, 0); // A's link stays busy until 10 ms
-        // B arrives while A is sending: two busy links, threshold 1, penalty 1 -> the port runs at half speed.
-        assertThat(crowded.delayNanos(B, 10_000, 0)).isEqualTo(30 * MS);
+        crowded.delayNanos(A, 100_000, 0); // A's answer is in flight until 100 ms
+        // B sends while A's answer is in flight: two senders, threshold 1, penalty 1 -> the port runs
+        // at half speed behind A's 100 ms: 100 kB more take 200 ms.
+        assertThat(crowded.delayNanos(B, 100_000, 0)).isEqualTo(300 * MS);
+    }
+
+    @Test
+    void smallAnswersNeverCountAsSenders() {
+        LinkShaper shaper = new LinkShaper(1e6, 1, 1.0, new LinkShaper.ShapedLink(1e6, Duration.ZERO));
+        shaper.delayNanos(A, 1_000, 0); // a ping: 1 ms on A's link, not a sender
+        assertThat(shaper.delayNanos(B, 100_000, 0)).as("B alone on the port after A's 1 ms").isEqualTo(101 * MS);
     }
 }
