@@ -55,6 +55,20 @@ class BlockStoreTest {
     }
 
     @Test
+    void intactBlockWithOtherContentThanExpectedIsRefused() throws Exception {
+        BlockStore store = new BlockStore(dir, false);
+        byte[] data = {1, 2, 3, 4};
+        store.put("b-1", data);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(data);
+        assertThat(store.get("b-1", 4, (int) crc.getValue())).isEqualTo(data);
+        assertThatThrownBy(() -> store.get("b-1", 4, (int) crc.getValue() + 1))
+                .isInstanceOf(CorruptBlockException.class).hasMessageContaining("expected 4 bytes with CRC32C");
+        assertThatThrownBy(() -> store.get("b-1", 5, (int) crc.getValue()))
+                .isInstanceOf(CorruptBlockException.class).hasMessageContaining("holds 4 bytes");
+    }
+
+    @Test
     void truncatedBlockIsDetected() throws Exception {
         BlockStore store = new BlockStore(dir, false);
         store.put("b-1", new byte[1000]);
