@@ -21,11 +21,17 @@ public final class NetworkView {
 
     private final LinkEstimator toThisNode = new LinkEstimator(0.3, DEFAULT_LINK);
     private final Map<String, Link> between = new ConcurrentHashMap<>();
+    private final HolderLoad holderLoad = new HolderLoad();
     private volatile Inbound inbound = new Inbound(DEFAULT_LINK.bytesPerSecond(), 4, 0.0, Duration.ZERO);
 
     /** Links from each peer to this node, learned from transfers. */
     public LinkEstimator toThisNode() {
         return toThisNode;
+    }
+
+    /** What each holder still sends for the restores running on this node. */
+    public HolderLoad holderLoad() {
+        return holderLoad;
     }
 
     /** Records the measured link from holder {@code from} to holder {@code to}. */

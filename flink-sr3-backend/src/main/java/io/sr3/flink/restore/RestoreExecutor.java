@@ -83,6 +83,8 @@ public final class RestoreExecutor {
         private final Set<String> unreachable = new HashSet<>();
         private final BlockingQueue<Outcome> outcomes = new LinkedBlockingQueue<>();
         private final Map<String, long[]> receivedByFirstHop = new HashMap<>();
+        /** The holder each planned block is assigned to, for the node's {@link HolderLoad}. */
+        private final Map<Integer, String> holderOf = new HashMap<>();
         private Map<Integer, List<String>> routes = Map.of();
         private final Deque<Integer> queue = new ArrayDeque<>();
         private final Set<Integer> inFlight = new HashSet<>();
@@ -104,6 +106,14 @@ public final class RestoreExecutor {
         }
 
         RestoreReport execute() throws IOException {
+            try {
+                return run();
+            } finally {
+                releaseLoad();
+            }
+        }
+
+        private RestoreReport run() throws IOException {
             startNanos = System.nanoTime();
             readLocalBlocks();
             replan();
@@ -171,7 +181,15 @@ public final class RestoreExecutor {
                 }
                 sources.add(new BlockSource(Integer.toString(i), block.length(), holders));
             }
-            currentPlan = planner.plan(sources, node.networkView().model(), settings.forced());
+            releaseLoad();
+            HolderLoad load = node.networkView().holderLoad();
+            currentPlan = planner.plan(sources, node.networkView().model(), settings.forced(), load.snapshot());
+            currentPlan.assignment().forEach((holder, assigned) -> {
+                for (BlockSource source : assigned) {
+                    holderOf.put(Integer.parseInt(source.key()), holder);
+                    load.add(holder, source.bytes());
+                }
+            });
             routes = routes(currentPlan);
             queue.clear();
             queue.addAll(interleaved(currentPlan));
@@ -267,10 +285,21 @@ public final class RestoreExecutor {
             if (done[index]) {
                 return;
             }
+            String holder = holderOf.remove(index);
+            if (holder != null) {
+                node.networkView().holderLoad().remove(holder, blocks.get(index).length());
+            }
             sink.accept(index, data);
             done[index] = true;
             remaining--;
             bytes += data.length;
+        }
+
+        /** Takes this restore's outstanding blocks off the holders' load (before a re-plan, and at the end). */
+        private void releaseLoad() {
+            HolderLoad load = node.networkView().holderLoad();
+            holderOf.forEach((index, holder) -> load.remove(holder, blocks.get(index).length()));
+            holderOf.clear();
         }
 
         /**

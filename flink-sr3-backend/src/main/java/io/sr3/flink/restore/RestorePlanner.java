@@ -49,7 +49,16 @@ public final class RestorePlanner {
      * @param forced a structure to use when it can run, or null to pick the fastest
      */
     public RestorePlan plan(List<BlockSource> blocks, NetworkModel network, @Nullable Structure forced) {
-        Map<String, List<BlockSource>> assignment = assign(blocks, network);
+        return plan(blocks, network, forced, Map.of());
+    }
+
+    /**
+     * Plans one restore while others run: {@code pendingBytes} (holder id to bytes it still sends
+     * for them) counts as work each holder has before this restore's blocks.
+     */
+    public RestorePlan plan(List<BlockSource> blocks, NetworkModel network, @Nullable Structure forced,
+            Map<String, Long> pendingBytes) {
+        Map<String, List<BlockSource>> assignment = assign(blocks, network, pendingBytes);
         List<String> senders = new ArrayList<>(assignment.keySet());
         Map<String, Long> load = new HashMap<>();
         assignment.forEach((holder, list) -> load.put(holder, list.stream().mapToLong(BlockSource::bytes).sum()));
@@ -82,11 +91,16 @@ public final class RestorePlanner {
                 note);
     }
 
-    /** Longest block first, each to the holder that would finish its share earliest. */
-    static Map<String, List<BlockSource>> assign(List<BlockSource> blocks, NetworkModel network) {
+    /**
+     * Longest block first, each to the holder that would finish its share earliest, counting the
+     * bytes it still sends for other restores.
+     */
+    static Map<String, List<BlockSource>> assign(List<BlockSource> blocks, NetworkModel network,
+            Map<String, Long> pendingBytes) {
         List<BlockSource> bySize = new ArrayList<>(blocks);
         bySize.sort(Comparator.comparingLong(BlockSource::bytes).reversed().thenComparing(BlockSource::key));
         Map<String, Double> finish = new HashMap<>();
+        pendingBytes.forEach((holder, bytes) -> finish.put(holder, network.toRecovering(holder).seconds(bytes)));
         Map<String, List<BlockSource>> assignment = new LinkedHashMap<>();
         for (BlockSource block : bySize) {
             String best = null;

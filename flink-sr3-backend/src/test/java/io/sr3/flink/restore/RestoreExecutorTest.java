@@ -74,6 +74,7 @@ class RestoreExecutorTest {
         assertThat(report.refetchedBlocks()).isZero();
         assertThat(report.logLine()).contains("by " + structure.name().toLowerCase(), "forced");
         assertThat(recovering.restoreStats().restores(structure)).isEqualTo(1);
+        assertThat(recovering.networkView().holderLoad().snapshot()).as("nothing left pending on any holder").isEmpty();
     }
 
     @Test
@@ -172,6 +173,7 @@ class RestoreExecutorTest {
         assertThatThrownBy(() -> executor(Structure.STAR).restore("lost", List.of(lost), new Collected()))
                 .hasMessageContaining("block 7 of sr3:///lost-file")
                 .hasMessageContaining("b-never-written");
+        assertThat(recovering.networkView().holderLoad().snapshot()).as("a failed restore leaves no load behind").isEmpty();
     }
 
     private RestoreExecutor executor(Structure structure) {

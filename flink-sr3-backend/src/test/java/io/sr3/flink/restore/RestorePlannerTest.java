@@ -92,6 +92,23 @@ class RestorePlannerTest {
         assertThat(plan.totalBytes()).isEqualTo(blocks.stream().mapToLong(BlockSource::bytes).sum());
     }
 
+    /** A second subtask restoring while the first still pulls 400 MiB from h0: its blocks go to h1 where they can. */
+    @Test
+    void bytesPendingForOtherRestoresSteerBlocksAway() {
+        List<BlockSource> shared = new java.util.ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            shared.add(new BlockSource("b" + i, 4 * MIB, List.of("h0", "h1")));
+        }
+        NetworkModel network = NetworkModel.uniform(new Link(100 * MIB, Duration.ZERO), 1000 * MIB);
+
+        RestorePlan alone = planner.plan(shared, network, null);
+        assertThat(alone.assignment().get("h0")).hasSize(4);
+
+        RestorePlan alongside = planner.plan(shared, network, null, Map.of("h0", 400L * MIB));
+        assertThat(alongside.assignment()).doesNotContainKey("h0");
+        assertThat(alongside.assignment().get("h1")).hasSize(8);
+    }
+
     @Test
     void starPredictionOnAUniformLanIsBytesOverInbound() {
         RestorePlan plan = planner.plan(blocks(100, MIB, 4), NetworkModel.uniform(new Link(100 * MIB, Duration.ZERO), 200 * MIB), null);
