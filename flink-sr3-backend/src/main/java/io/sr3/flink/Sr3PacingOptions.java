@@ -69,8 +69,10 @@ public final class Sr3PacingOptions {
             ConfigOptions.key("sr3.pacing.restore-bandwidth")
                     .memoryType()
                     .defaultValue(MemorySize.parse("100mb"))
-                    .withDescription("Bytes per second a restore reads; the pacer estimates the restore time as the "
-                            + "last checkpoint's state size divided by it (not measured yet).");
+                    .withDescription("Bytes per second a restore reads, until the TaskManagers have measured one: the "
+                            + "pacer estimates the restore time as the last checkpoint's state size divided by the slowest "
+                            + "restore rate a TaskManager achieved in the last hour, or by this value before any restore of "
+                            + "at least 1 MiB.");
 
     public static final ConfigOption<String> REST_URL =
             ConfigOptions.key("sr3.pacing.rest-url")

@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.OptionalDouble;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -56,6 +57,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     private final ScheduledExecutorService executor;
     private final Runnable onStop;
     private final PacerStatusPublisher publisher;
+    private final RestoreRateSource restoreRates;
 
     /** Rates are taken over at least this much time, so that one late metric sample does not swing them. */
     private final Duration rateWindow;
@@ -72,6 +74,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     /** When the job was first seen running, then when each restart was noticed (for the observed MTBF). */
     private final java.util.Deque<Instant> failureClock = new java.util.ArrayDeque<>();
     private long stuckWarnedFor = -1;
+    private boolean restoreMeasured;
     private boolean seenJob;
     private boolean lastReachable = true;
     private double lastCapacity = Double.MAX_VALUE;
@@ -84,19 +87,22 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     @Nullable private volatile String fallbackReason;
     private volatile String lastReason = "none yet";
     private volatile boolean stopped;
+    private volatile long restoreBytesPerSecond = -1;
     @Nullable private volatile Duration observedMtbfSnapshot;
     private final AtomicLong decisions = new AtomicLong();
     private final Map<Reason, AtomicLong> triggers = new EnumMap<>(Reason.class);
 
     CheckpointPacer(String jobId, PacingSettings settings, JobEndpoint endpoint, Clock clock,
             ScheduledExecutorService executor, Runnable onStop) {
-        this(jobId, settings, endpoint, clock, executor, onStop, PacerStatusPublisher.NONE);
+        this(jobId, settings, endpoint, clock, executor, onStop, PacerStatusPublisher.NONE, RestoreRateSource.CONFIGURED_ONLY);
     }
 
     CheckpointPacer(String jobId, PacingSettings settings, JobEndpoint endpoint, Clock clock,
-            ScheduledExecutorService executor, Runnable onStop, PacerStatusPublisher publisher) {
+            ScheduledExecutorService executor, Runnable onStop, PacerStatusPublisher publisher,
+            RestoreRateSource restoreRates) {
         this.jobId = jobId;
         this.publisher = publisher;
+        this.restoreRates = restoreRates;
         this.settings = settings;
         this.policy = new PacingPolicy(settings.policySettings(), clock);
         this.endpoint = endpoint;
@@ -222,8 +228,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         List<CheckpointSample> completed = view.completedCheckpoints();
         List<CheckpointSample> recent = completed.subList(Math.max(0, completed.size() - HISTORY), completed.size());
         CheckpointSample last = recent.isEmpty() ? null : recent.get(recent.size() - 1);
-        Duration restore = RestoreEstimate.fromBandwidth(last == null ? 0 : last.stateSizeBytes(),
-                settings.restoreBytesPerSecond());
+        Duration restore = RestoreEstimate.fromBandwidth(last == null ? 0 : last.stateSizeBytes(), restoreBandwidth());
         boolean pending = view.checkpointsInProgress() > 0 || requestPending(now, last, view.latestFailedTrigger());
         PacingInputs inputs = new PacingInputs(load.inputRate(), load.inputRate() > 0 ? load.capacity() : lastCapacity,
                 load.subtasks(), recent, pending, restore, runningSince, observedMtbf());
@@ -276,6 +281,24 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
             failureClock.removeFirst();
         }
         observedMtbfSnapshot = observedMtbf();
+    }
+
+    /** Measured restore rate when the TaskManagers published one recently, else the configured bandwidth. */
+    private long restoreBandwidth() {
+        OptionalDouble measured = restoreRates.bytesPerSecond();
+        long bandwidth = measured.isPresent() ? Math.max(1, Math.round(measured.getAsDouble())) : settings.restoreBytesPerSecond();
+        if (measured.isPresent() != restoreMeasured) {
+            restoreMeasured = measured.isPresent();
+            LOG.info("[pacer {}] restore time now estimated from {} ({} bytes/s)", jobId,
+                    restoreMeasured ? "the restores the TaskManagers measured" : "sr3.pacing.restore-bandwidth", bandwidth);
+        }
+        restoreBytesPerSecond = bandwidth;
+        return bandwidth;
+    }
+
+    @Override
+    public long getRestoreBytesPerSecond() {
+        return restoreBytesPerSecond;
     }
 
     @Override

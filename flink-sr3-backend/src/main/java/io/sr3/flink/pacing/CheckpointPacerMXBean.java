@@ -38,6 +38,9 @@ public interface CheckpointPacerMXBean {
     /** The reason of the latest decision. */
     String getLastReason();
 
+    /** The restore bandwidth behind the estimated recovery time: measured by the TaskManagers, or configured. */
+    long getRestoreBytesPerSecond();
+
     /** Mean time between the job's recent restarts as this pacer saw them; -1 before two restarts. */
     long getObservedMtbfMillis();
 }

@@ -51,7 +51,7 @@ public final class CheckpointPacers {
                     () -> {
                         RUNNING.remove(id);
                         unregister(name);
-                    }, new RingPacerStatusPublisher(id));
+                    }, new RingPacerStatusPublisher(id), new RingRestoreRateSource());
             register(name, pacer);
             pacer.start();
             return pacer;

@@ -5,10 +5,9 @@ import java.time.Duration;
 /**
  * R, the time to restore the current state, for the recovery-time model.
  *
- * <p>Until the restore planner (star/line/tree, DESIGN section 4) exists and predicts restore
- * times from measured per-peer bandwidth, this is state size divided by a configured restore
- * bandwidth ({@code sr3.pacing.restore-bandwidth}); it is not measured, so set the bandwidth from
- * a restore you observed. Pure.
+ * <p>State size divided by a restore bandwidth: the slowest rate the TaskManagers' recent restores
+ * achieved ({@code RestoreRates}), or {@code sr3.pacing.restore-bandwidth} until one was measured.
+ * Pure.
  */
 public final class RestoreEstimate {
 

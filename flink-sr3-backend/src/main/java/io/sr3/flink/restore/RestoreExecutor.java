@@ -140,6 +140,7 @@ public final class RestoreExecutor {
                     actual, refetched, replans, firstPlan.note());
             LOG.info("[{}] {}", node.self().id(), report.logLine());
             node.restoreStats().record(report);
+            RestoreRates.publish(node, report);
             return report;
         }
 

@@ -109,7 +109,7 @@ class CheckpointPacerTest {
                     public void clear() {
                         cleared.set(true);
                     }
-                });
+                }, RestoreRateSource.CONFIGURED_ONLY);
         for (int second = 0; second < 3; second++) {
             endpoint.views.add(running(second, 900, 0.9));
             publishing.tick();
@@ -141,6 +141,21 @@ class CheckpointPacerTest {
         }
 
         assertThat(pacer.getObservedMtbfMillis()).isEqualTo(30_000);
+    }
+
+    @Test
+    void measuredRestoreRatesReplaceTheConfiguredBandwidth() {
+        // 1000 bytes of state: instant at the configured 100 MiB/s, 100 s at a measured 10 B/s.
+        CheckpointPacer measured = new CheckpointPacer("job", settings, endpoint, clock, unused, () -> {},
+                PacerStatusPublisher.NONE, () -> java.util.OptionalDouble.of(10));
+        for (int second = 0; second < 3; second++) {
+            endpoint.views.add(running(second, 100, 0.1));
+            measured.tick();
+            clock.advance(Duration.ofSeconds(1));
+        }
+
+        assertThat(measured.getRestoreBytesPerSecond()).isEqualTo(10);
+        assertThat(measured.getEstimatedRecoveryTimeMillis()).isGreaterThan(100_000);
     }
 
     @Test

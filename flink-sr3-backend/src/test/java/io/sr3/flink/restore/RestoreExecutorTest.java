@@ -136,6 +136,25 @@ class RestoreExecutorTest {
     }
 
     @Test
+    void theRestoreRateIsPublishedForTheJobManagersPacer() throws Exception {
+        RestoreReport report = executor(Structure.STAR).restore("test state", fetches, new Collected());
+        assertThat(report.bytes()).isGreaterThanOrEqualTo(RestoreRates.MIN_BYTES);
+
+        RingNode elsewhere = ring.node(3);
+        TestingRing.awaitCondition(() -> slowest(elsewhere).isPresent(), "the restore rate on the ring");
+        assertThat(slowest(elsewhere).getAsDouble()).isCloseTo(report.bytes() / report.actualSeconds(),
+                org.assertj.core.data.Percentage.withPercentage(1));
+    }
+
+    private static java.util.OptionalDouble slowest(RingNode reader) {
+        try {
+            return RestoreRates.slowest(reader, java.time.Duration.ofHours(1));
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    @Test
     void forcedTreeWithOneHolderFallsBackAndSaysSo() throws Exception {
         RingNode only = ring.node(3);
         List<BlockFetch> single = new ArrayList<>();
