@@ -126,7 +126,8 @@ public final class InJvmRing implements AutoCloseable {
         deleteRecursively(baseDirectory);
     }
 
-    static void deleteRecursively(Path directory) throws IOException {
+    /** Deletes a directory tree; a missing one is fine. */
+    public static void deleteRecursively(Path directory) throws IOException {
         if (!Files.exists(directory)) {
             return;
         }

@@ -1,5 +1,6 @@
 package io.sr3.flink.benchmark.restore;
 
+import io.sr3.flink.harness.InJvmRing;
 import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.restore.BlockFetch;
@@ -9,14 +10,11 @@ import javax.annotation.concurrent.NotThreadSafe;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.SplittableRandom;
-import java.util.stream.Stream;
 import java.util.zip.CRC32C;
 
 /**
@@ -114,17 +112,6 @@ public final class ShapedRing implements AutoCloseable {
         for (RingNode holder : holders) {
             holder.close();
         }
-        deleteRecursively(directory);
-    }
-
-    static void deleteRecursively(Path dir) throws IOException {
-        if (!Files.exists(dir)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
-        }
+        InJvmRing.deleteRecursively(directory);
     }
 }
