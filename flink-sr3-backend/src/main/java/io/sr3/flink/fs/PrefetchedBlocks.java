@@ -20,10 +20,12 @@ import java.util.function.LongSupplier;
 final class PrefetchedBlocks {
 
     static final Duration TIME_TO_LIVE = Duration.ofMinutes(2);
+    private static final Duration SWEEP_INTERVAL = Duration.ofSeconds(1);
 
     private final Map<String, Entry> blocks = new ConcurrentHashMap<>();
     private final AtomicLong bytes = new AtomicLong();
     private final LongSupplier nanoClock;
+    private volatile long nextSweepNanos = Long.MIN_VALUE;
 
     PrefetchedBlocks(LongSupplier nanoClock) {
         this.nanoClock = nanoClock;
@@ -50,8 +52,13 @@ final class PrefetchedBlocks {
         return bytes.get();
     }
 
+    /** At most once per second: a prefetch puts thousands of blocks in a row. */
     private void dropExpired() {
         long now = nanoClock.getAsLong();
+        if (nextSweepNanos != Long.MIN_VALUE && now - nextSweepNanos < 0) {
+            return;
+        }
+        nextSweepNanos = now + SWEEP_INTERVAL.toNanos();
         blocks.entrySet().removeIf(e -> {
             boolean expired = e.getValue().expiresAtNanos - now < 0;
             if (expired) {
