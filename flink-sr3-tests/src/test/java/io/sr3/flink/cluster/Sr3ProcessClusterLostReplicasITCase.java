@@ -23,7 +23,8 @@ class Sr3ProcessClusterLostReplicasITCase extends ProcessClusterTestBase {
 
     @Test
     void restoreFailsNamingTheLostFileWhenEveryReplicaIsGone() throws Exception {
-        cluster = ProcessCluster.start(ClusterSpec.sr3(2, 2).withRestartAttempts(3), ProcessClusterTestSupport.clusterDir(getClass().getSimpleName()));
+        // Enough attempts that some outlast the deployments to the killed TaskManagers and reach a restore.
+        cluster = ProcessCluster.start(ClusterSpec.sr3(2, 2).withRestartAttempts(8), ProcessClusterTestSupport.clusterDir(getClass().getSimpleName()));
         TestJobSpec spec = TestJobSpec.of("process-lost").withRecords(16_000, 800).withKeys(64).withPayload(2048, 4);
         Path results = tempDir.resolve("results");
         JobID job = cluster.submit(ClusterJobs.statefulJob(spec, 2, results, Duration.ofMillis(500), false, null));
