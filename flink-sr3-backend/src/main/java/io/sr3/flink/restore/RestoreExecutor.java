@@ -128,6 +128,8 @@ public final class RestoreExecutor {
                 if (outcome.error == null) {
                     receivedByFirstHop.computeIfAbsent(outcome.route.get(0), h -> new long[2])[0] += outcome.data.length;
                     receivedByFirstHop.get(outcome.route.get(0))[1] = System.nanoTime();
+                    node.metrics().bytesRead.addAndGet(outcome.data.length);
+                    node.metrics().bytesReadRemote.addAndGet(outcome.data.length);
                     deliver(outcome.index, outcome.data);
                 } else {
                     recover(outcome);
@@ -154,6 +156,7 @@ public final class RestoreExecutor {
                 try {
                     byte[] data = node.relay(new RelayRequest(block.key(), block.length(), block.crc32c(), List.of())).join();
                     localBlocks++;
+                    node.metrics().bytesRead.addAndGet(data.length);
                     deliver(i, data);
                 } catch (CompletionException e) {
                     LOG.warn("[{}] local copy of {} unusable ({}); fetching it from a peer",

@@ -75,6 +75,7 @@ class RestoreExecutorTest {
         assertThat(report.logLine()).contains("by " + structure.name().toLowerCase(), "forced");
         assertThat(recovering.restoreStats().restores(structure)).isEqualTo(1);
         assertThat(recovering.networkView().holderLoad().snapshot()).as("nothing left pending on any holder").isEmpty();
+        assertThat(recovering.metrics().bytesReadRemote.get()).as("restored bytes count as remote reads").isEqualTo(report.bytes());
     }
 
     @Test
