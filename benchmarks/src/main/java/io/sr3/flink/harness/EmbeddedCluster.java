@@ -5,6 +5,7 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.ClusterOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.HeartbeatManagerOptions;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobmaster.JobResult;
@@ -51,6 +52,10 @@ public final class EmbeddedCluster implements AutoCloseable {
         Configuration clusterConfig = new Configuration(config);
         clusterConfig.set(ClusterOptions.PROCESS_WORKING_DIR_BASE, workDirectory.toString());
         clusterConfig.set(CoreOptions.TMP_DIRS, workDirectory.toString());
+        // A terminated TaskManager usually tells the JobManager at once; when that message is lost,
+        // only the heartbeat notices, and Flink's default 50 s timeout would stall the recovery.
+        clusterConfig.set(HeartbeatManagerOptions.HEARTBEAT_INTERVAL, Duration.ofSeconds(1));
+        clusterConfig.set(HeartbeatManagerOptions.HEARTBEAT_TIMEOUT, Duration.ofSeconds(5));
         MiniCluster miniCluster = new MiniCluster(new MiniClusterConfiguration.Builder()
                 .setConfiguration(clusterConfig)
                 .setNumTaskManagers(taskManagers)
