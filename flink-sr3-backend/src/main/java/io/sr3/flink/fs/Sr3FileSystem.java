@@ -79,10 +79,7 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
     public FileStatus getFileStatus(Path path) throws IOException {
         String key = normalize(path);
         RingNode node = node();
-        Manifest manifest = manifest(node, key);
-        if (manifest == null) {
-            throw notFound(node, key);
-        }
+        Manifest manifest = existing(node, key);
         return status(manifest);
     }
 
@@ -113,10 +110,7 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
     public FSDataInputStream open(Path path) throws IOException {
         String key = normalize(path);
         RingNode node = node();
-        Manifest manifest = manifest(node, key);
-        if (manifest == null) {
-            throw notFound(node, key);
-        }
+        Manifest manifest = existing(node, key);
         if (manifest.directory()) {
             throw new IOException("Cannot open " + display(key) + ": it is a directory");
         }
@@ -202,10 +196,7 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
 
     private FileRestore.Source source(RingNode node, Path path) throws IOException {
         String key = normalize(path);
-        Manifest manifest = manifest(node, key);
-        if (manifest == null) {
-            throw notFound(node, key);
-        }
+        Manifest manifest = existing(node, key);
         if (manifest.directory()) {
             throw new IOException("Cannot restore " + display(key) + ": it is a directory");
         }
@@ -357,6 +348,15 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
                 + node.membership().members().size() + " live storage nodes holds its manifest. If it belongs to a "
                 + "completed checkpoint, more nodes were lost than sr3.ring.replication-factor ("
                 + node.config().replicationFactor() + ") tolerates, and its blocks cannot be located.");
+    }
+
+    /** The manifest of {@code key}, or the "lost or never written" error that names it. */
+    private Manifest existing(RingNode node, String key) throws IOException {
+        Manifest manifest = manifest(node, key);
+        if (manifest == null) {
+            throw notFound(node, key);
+        }
+        return manifest;
     }
 
     @Nullable
