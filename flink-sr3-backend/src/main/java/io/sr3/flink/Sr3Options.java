@@ -221,13 +221,13 @@ public final class Sr3Options {
 
     /** All options, in the order the README lists them. */
     public static List<ConfigOption<?>> all() {
-        return List.of(WORKING_STATE, RING_HOST, RING_PORT, RING_SEEDS, REPLICATION_FACTOR, RING_ZONE, RING_ROLE,
-                RING_VIRTUAL_NODES, FAILURE_DETECTOR_INTERVAL, FAILURE_DETECTOR_TIMEOUT, REPAIR_INTERVAL, BLOCK_SIZE,
-                STORE_DIR, STORE_FSYNC, STORE_MAX_SIZE, ORPHAN_GRACE_PERIOD, TRANSPORT_SECRET, MAX_FRAME_SIZE,
-                REQUEST_TIMEOUT, RESTORE_STRATEGY, RESTORE_TREE_FAN_IN, RESTORE_MAX_CONCURRENT_FETCHES,
-                RESTORE_PREFETCH_MAX_SIZE, Sr3PacingOptions.ENABLED, Sr3PacingOptions.MAX_RECOVERY_TIME,
-                Sr3PacingOptions.FAILURE_DETECTION_TIME, Sr3PacingOptions.MTBF, Sr3PacingOptions.RESTORE_BANDWIDTH,
-                Sr3PacingOptions.REST_URL);
+        List<ConfigOption<?>> all = new ArrayList<>(List.of(WORKING_STATE, RING_HOST, RING_PORT, RING_SEEDS,
+                REPLICATION_FACTOR, RING_ZONE, RING_ROLE, RING_VIRTUAL_NODES, FAILURE_DETECTOR_INTERVAL,
+                FAILURE_DETECTOR_TIMEOUT, REPAIR_INTERVAL, BLOCK_SIZE, STORE_DIR, STORE_FSYNC, STORE_MAX_SIZE,
+                ORPHAN_GRACE_PERIOD, TRANSPORT_SECRET, MAX_FRAME_SIZE, REQUEST_TIMEOUT, RESTORE_STRATEGY,
+                RESTORE_TREE_FAN_IN, RESTORE_MAX_CONCURRENT_FETCHES, RESTORE_PREFETCH_MAX_SIZE));
+        all.addAll(Sr3PacingOptions.all());
+        return List.copyOf(all);
     }
 
     /** Whether the configuration sets any {@code sr3.*} key. */

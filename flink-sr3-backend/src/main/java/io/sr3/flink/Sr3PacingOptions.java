@@ -74,6 +74,15 @@ public final class Sr3PacingOptions {
                             + "restore rate a TaskManager achieved in the last hour, or by this value before any restore of "
                             + "at least 1 MiB.");
 
+    public static final ConfigOption<Duration> PEAK_MEMORY =
+            ConfigOptions.key("sr3.pacing.peak-memory")
+                    .durationType()
+                    .defaultValue(Duration.ofMinutes(10))
+                    .withDescription("How long the pacer remembers the highest input rate it measured. While the load is "
+                            + "low, it keeps the checkpoint age under what a return of that peak would allow, so that "
+                            + "the next burst finds a fresh checkpoint instead of forcing one at its busiest moment. "
+                            + "Set it to about the time between your bursts, or longer.");
+
     public static final ConfigOption<String> REST_URL =
             ConfigOptions.key("sr3.pacing.rest-url")
                     .stringType()
@@ -89,7 +98,7 @@ public final class Sr3PacingOptions {
 
     /** All pacing options, in the order the README lists them. */
     public static List<ConfigOption<?>> all() {
-        return List.of(ENABLED, MAX_RECOVERY_TIME, FAILURE_DETECTION_TIME, MTBF, RESTORE_BANDWIDTH, REST_URL);
+        return List.of(ENABLED, MAX_RECOVERY_TIME, FAILURE_DETECTION_TIME, MTBF, RESTORE_BANDWIDTH, PEAK_MEMORY, REST_URL);
     }
 
     /**
@@ -126,6 +135,8 @@ public final class Sr3PacingOptions {
                 format(detection)));
         Duration mtbf = get(config, MTBF);
         check(isPositive(mtbf), config, MTBF, "must be a positive duration");
+        Duration peakMemory = get(config, PEAK_MEMORY);
+        check(isPositive(peakMemory), config, PEAK_MEMORY, "must be a positive duration");
         MemorySize bandwidth = get(config, RESTORE_BANDWIDTH);
         check(bandwidth.getBytes() > 0, config, RESTORE_BANDWIDTH, "must be a positive size per second, like '100 mb'");
         String restUrl = config.getOptional(REST_URL).orElseGet(() -> defaultRestUrl(config));
@@ -139,7 +150,7 @@ public final class Sr3PacingOptions {
         Duration fetch = config.get(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL);
         Duration period = clamp(fetch.dividedBy(2), MIN_DECISION_PERIOD, MAX_DECISION_PERIOD);
         Duration staleAfter = max(Duration.ofSeconds(5), fetch.multipliedBy(3).plus(period));
-        return new PacingSettings(bound, detection, mtbf, bandwidth.getBytes(), restUrl, period, staleAfter);
+        return new PacingSettings(bound, detection, mtbf, bandwidth.getBytes(), restUrl, period, staleAfter, peakMemory);
     }
 
     private static String defaultRestUrl(ReadableConfig config) {

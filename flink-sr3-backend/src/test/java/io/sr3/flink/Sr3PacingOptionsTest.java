@@ -38,6 +38,23 @@ class Sr3PacingOptionsTest {
         assertThat(settings.restUrl()).isEqualTo("http://jm.example:18081");
         assertThat(settings.decisionPeriod()).isEqualTo(Duration.ofMillis(500));
         assertThat(settings.mtbf()).isEqualTo(Duration.ofDays(1));
+        assertThat(settings.peakMemory()).isEqualTo(Duration.ofMinutes(10));
+    }
+
+    @Test
+    void aPeakMemoryThatIsNotAPositiveDurationNamesKeyAndValue() {
+        Configuration zero = enabled("2 min");
+        zero.setString("heartbeat.timeout", "5 s");
+        zero.setString("sr3.pacing.peak-memory", "0 s");
+        assertThatThrownBy(() -> Sr3PacingOptions.settings(zero))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("'0 s'").hasMessageContaining("'sr3.pacing.peak-memory'");
+        Configuration word = enabled("2 min");
+        word.setString("heartbeat.timeout", "5 s");
+        word.setString("sr3.pacing.peak-memory", "a while");
+        assertThatThrownBy(() -> Sr3PacingOptions.settings(word))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("'a while'").hasMessageContaining("'sr3.pacing.peak-memory'");
     }
 
     @Test

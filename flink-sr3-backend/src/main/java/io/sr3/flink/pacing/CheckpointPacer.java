@@ -78,6 +78,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     private boolean seenJob;
     private boolean lastReachable = true;
     private double lastCapacity = Double.MAX_VALUE;
+    private final PeakRate peakRate;
 
     // Read by MBean getters.
     private volatile long ageBoundMillis = -1;
@@ -111,6 +112,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         this.onStop = onStop;
         Duration fourPeriods = settings.decisionPeriod().multipliedBy(4);
         this.rateWindow = fourPeriods.compareTo(MIN_RATE_WINDOW) > 0 ? fourPeriods : MIN_RATE_WINDOW;
+        this.peakRate = new PeakRate(settings.peakMemory());
         for (Reason r : Reason.values()) {
             if (r.triggers()) {
                 triggers.put(r, new AtomicLong());
@@ -121,9 +123,9 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     void start() {
         long period = settings.decisionPeriod().toMillis();
         LOG.info("[pacer {}] started: recovery-time bound {}, failure detection {}, MTBF {}, restore bandwidth {}/s, "
-                        + "deciding every {} ms from {}; Flink's periodic checkpoints stay on as the safety maximum",
-                jobId, settings.maxRecoveryTime(), settings.failureDetection(), settings.mtbf(),
-                settings.restoreBytesPerSecond(), period, endpoint.describe());
+                        + "peak memory {}, deciding every {} ms from {}; Flink's periodic checkpoints stay on as the "
+                        + "safety maximum", jobId, settings.maxRecoveryTime(), settings.failureDetection(), settings.mtbf(),
+                settings.restoreBytesPerSecond(), settings.peakMemory(), period, endpoint.describe());
         executor.scheduleWithFixedDelay(this::tickSafely, period, period, TimeUnit.MILLISECONDS);
     }
 
@@ -220,6 +222,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         if (load.inputRate() > 0) {
             lastCapacity = load.capacity();
         }
+        peakRate.record(now, load.inputRate());
         resume();
         decide(now, view, load);
     }
@@ -231,7 +234,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         Duration restore = RestoreEstimate.fromBandwidth(last == null ? 0 : last.stateSizeBytes(), restoreBandwidth());
         boolean pending = view.checkpointsInProgress() > 0 || requestPending(now, last, view.latestFailedTrigger());
         PacingInputs inputs = new PacingInputs(load.inputRate(), load.inputRate() > 0 ? load.capacity() : lastCapacity,
-                load.subtasks(), recent, pending, restore, runningSince, observedMtbf());
+                load.subtasks(), recent, pending, restore, runningSince, observedMtbf(), peakRate.peak(now));
         Decision decision = policy.decide(inputs);
         decisions.incrementAndGet();
         warnIfStuck(view, decision, last);

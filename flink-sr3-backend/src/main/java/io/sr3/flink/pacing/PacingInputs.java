@@ -22,6 +22,8 @@ import java.util.Objects;
  * @param ageOrigin when the age of the state started if no checkpoint completed yet (the job's start)
  * @param observedMtbf the mean time between this job's recent restarts, or null before two
  *     restarts were seen; the policy uses it when it is shorter than the configured MTBF
+ * @param peakInputRate the highest input rate measured recently ({@code sr3.pacing.peak-memory}),
+ *     at least {@code inputRate}: the load a burst may bring back
  */
 public record PacingInputs(
         double inputRate,
@@ -31,7 +33,8 @@ public record PacingInputs(
         boolean checkpointInProgress,
         Duration restoreEstimate,
         Instant ageOrigin,
-        @Nullable Duration observedMtbf) {
+        @Nullable Duration observedMtbf,
+        double peakInputRate) {
 
     public PacingInputs {
         if (!(inputRate >= 0) || Double.isInfinite(inputRate)) {
@@ -44,13 +47,30 @@ public record PacingInputs(
         recentCheckpoints = List.copyOf(recentCheckpoints);
         Objects.requireNonNull(restoreEstimate, "restoreEstimate");
         Objects.requireNonNull(ageOrigin, "ageOrigin");
+        if (Double.isNaN(peakInputRate) || Double.isInfinite(peakInputRate)) {
+            throw new IllegalArgumentException("peakInputRate must be a finite rate, was " + peakInputRate);
+        }
+        peakInputRate = Math.max(peakInputRate, inputRate);
     }
 
-    /** Inputs without an observed MTBF (the job has not restarted twice yet). */
+    /** Inputs without an observed MTBF (the job has not restarted twice yet) and without an earlier peak. */
     public PacingInputs(double inputRate, double capacity, List<SubtaskLoad> subtasks,
             List<CheckpointSample> recentCheckpoints, boolean checkpointInProgress, Duration restoreEstimate,
             Instant ageOrigin) {
-        this(inputRate, capacity, subtasks, recentCheckpoints, checkpointInProgress, restoreEstimate, ageOrigin, null);
+        this(inputRate, capacity, subtasks, recentCheckpoints, checkpointInProgress, restoreEstimate, ageOrigin, null,
+                inputRate);
+    }
+
+    /** The same inputs with another observed MTBF. */
+    public PacingInputs withObservedMtbf(@Nullable Duration mtbf) {
+        return new PacingInputs(inputRate, capacity, subtasks, recentCheckpoints, checkpointInProgress, restoreEstimate,
+                ageOrigin, mtbf, peakInputRate);
+    }
+
+    /** The same inputs with another recent peak input rate. */
+    public PacingInputs withPeakInputRate(double peak) {
+        return new PacingInputs(inputRate, capacity, subtasks, recentCheckpoints, checkpointInProgress, restoreEstimate,
+                ageOrigin, observedMtbf, peak);
     }
 
     /** The latest completed checkpoint, or null. */

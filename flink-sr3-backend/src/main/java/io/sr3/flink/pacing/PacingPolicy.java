@@ -35,6 +35,12 @@ import java.util.Objects;
  *       {@link Settings#windowOpenFraction()} of the deadline; inside it, checkpoint as soon as
  *       the hottest subtask has headroom ({@link Reason#CHEAPEST_MOMENT}), else wait for the
  *       deadline.
+ *   <li>Ahead of a peak: when the recent peak input rate ({@link PacingInputs#peakInputRate()})
+ *       would allow a shorter deadline than the current load, and that peak deadline comes before
+ *       Young's interval, the window is measured against the peak deadline instead. A quiet phase
+ *       then ends with a fresh checkpoint, and a returning burst finds the age low instead of
+ *       forcing a checkpoint at its busiest moment. A peak at which the bound is unreachable (a
+ *       catch-up after a restart reads at full capacity) is ignored.
  * </ol>
  * "Headroom" means the most loaded subtask (busy plus back-pressured time) is at most
  * {@link Settings#headroomLoad()}: a barrier then finds idle time instead of adding latency to a
@@ -132,9 +138,9 @@ public final class PacingPolicy {
         boolean headroom = hottest == null || hottest.load() <= settings.headroomLoad();
         boolean reachable = tauMax >= cost;
         Decision.Builder out = new Decision.Builder(toDuration(tauMax), toDuration(recovery), toDuration(age), reachable);
-        String load = String.format(Locale.ROOT, "age %s, bound %s, est. recovery %s, input %.0f/s of capacity %.0f/s, "
-                        + "checkpoint cost %s, MTBF %s, Young %s, hottest %s", fmt(age), fmt(tauMax), fmt(recovery), lambda,
-                mu, fmt(cost), fmt(mtbf), fmt(young), hottest == null ? "n/a" : String.format(Locale.ROOT, "%s#%d at %.0f%%",
+        String load = String.format(Locale.ROOT, "age %s, bound %s, est. recovery %s, input %.0f/s (recent peak %.0f/s) of "
+                        + "capacity %.0f/s, checkpoint cost %s, MTBF %s, Young %s, hottest %s", fmt(age), fmt(tauMax),
+                fmt(recovery), lambda, in.peakInputRate(), mu, fmt(cost), fmt(mtbf), fmt(young), hottest == null ? "n/a" : String.format(Locale.ROOT, "%s#%d at %.0f%%",
                         hottest.vertex(), hottest.subtask(), 100 * hottest.load()));
 
         if (in.checkpointInProgress()) {
@@ -158,7 +164,9 @@ public final class PacingPolicy {
             return out.build(Action.CHECKPOINT, Reason.AGE_BOUND, "age reaches the deadline "
                     + fmt(Math.max(0, deadline)) + " (bound - cost - decision period); " + load);
         }
-        if (young <= deadline) {
+        double peakDeadline = RecoveryModel.maxAgeSeconds(rto, d, r, in.peakInputRate(), mu) - cost - period;
+        boolean aheadOfPeak = peakDeadline > 0 && peakDeadline < Math.min(deadline, young);
+        if (young <= deadline && !aheadOfPeak) {
             if (age < young) {
                 return out.build(Action.WAIT, Reason.WITHIN_BOUND, "before Young's interval; " + load);
             }
@@ -167,15 +175,19 @@ public final class PacingPolicy {
                     : out.build(Action.WAIT, Reason.WAITING_FOR_HEADROOM, "past Young's interval, waiting for headroom "
                             + "until the deadline " + fmt(deadline) + "; " + load);
         }
-        double open = settings.windowOpenFraction() * deadline;
+        double target = aheadOfPeak ? peakDeadline : deadline;
+        double open = settings.windowOpenFraction() * target;
+        String window = aheadOfPeak
+                ? String.format(Locale.ROOT, "the window [%s, %s] that the recent peak of %.0f/s would leave", fmt(open),
+                        fmt(target), in.peakInputRate())
+                : "the window [" + fmt(open) + ", " + fmt(deadline) + "]";
         if (age < open) {
-            return out.build(Action.WAIT, Reason.WITHIN_BOUND, "window opens at " + fmt(open) + "; " + load);
+            return out.build(Action.WAIT, Reason.WITHIN_BOUND, "before " + window + "; " + load);
         }
         return headroom
-                ? out.build(Action.CHECKPOINT, Reason.CHEAPEST_MOMENT, "inside the window [" + fmt(open) + ", "
-                        + fmt(deadline) + "] with headroom; " + load)
-                : out.build(Action.WAIT, Reason.WAITING_FOR_HEADROOM, "inside the window [" + fmt(open) + ", "
-                        + fmt(deadline) + "], waiting for headroom; " + load);
+                ? out.build(Action.CHECKPOINT, Reason.CHEAPEST_MOMENT, "inside " + window + " with headroom; " + load)
+                : out.build(Action.WAIT, Reason.WAITING_FOR_HEADROOM, "inside " + window + ", waiting for headroom "
+                        + "until the deadline " + fmt(deadline) + "; " + load);
     }
 
     /** C: the longest of the last {@link #COST_WINDOW} checkpoint durations, in seconds; 0 without any. */

@@ -17,6 +17,7 @@ import java.util.Objects;
  * @param restUrl the JobManager's REST API
  * @param decisionPeriod how often the pacer polls and decides
  * @param staleAfter metrics unchanged for this long count as stale
+ * @param peakMemory how long the highest measured input rate is remembered, {@code sr3.pacing.peak-memory}
  */
 public record PacingSettings(
         Duration maxRecoveryTime,
@@ -25,7 +26,8 @@ public record PacingSettings(
         long restoreBytesPerSecond,
         String restUrl,
         Duration decisionPeriod,
-        Duration staleAfter) implements Serializable {
+        Duration staleAfter,
+        Duration peakMemory) implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
@@ -37,6 +39,10 @@ public record PacingSettings(
             throw new IllegalArgumentException("restoreBytesPerSecond must be > 0, was " + restoreBytesPerSecond);
         }
         Objects.requireNonNull(staleAfter, "staleAfter");
+        Objects.requireNonNull(peakMemory, "peakMemory");
+        if (peakMemory.isNegative() || peakMemory.isZero()) {
+            throw new IllegalArgumentException("peakMemory must be a positive duration, was " + peakMemory);
+        }
     }
 
     public PacingPolicy.Settings policySettings() {

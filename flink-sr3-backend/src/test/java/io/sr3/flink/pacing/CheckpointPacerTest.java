@@ -26,7 +26,8 @@ class CheckpointPacerTest {
     private final ScheduledExecutorService unused = Executors.newSingleThreadScheduledExecutor();
     private final AtomicBoolean stopped = new AtomicBoolean();
     private final PacingSettings settings = new PacingSettings(Duration.ofSeconds(30), Duration.ofSeconds(2),
-            Duration.ofHours(1), 100L << 20, "http://127.0.0.1:1", Duration.ofSeconds(1), Duration.ofSeconds(5));
+            Duration.ofHours(1), 100L << 20, "http://127.0.0.1:1", Duration.ofSeconds(1), Duration.ofSeconds(5),
+            Duration.ofMinutes(10));
     private final CheckpointPacer pacer = new CheckpointPacer("job", settings, endpoint, clock, unused,
             () -> stopped.set(true));
 
@@ -156,6 +157,58 @@ class CheckpointPacerTest {
 
         assertThat(measured.getRestoreBytesPerSecond()).isEqualTo(10);
         assertThat(measured.getEstimatedRecoveryTimeMillis()).isGreaterThan(100_000);
+    }
+
+    /**
+     * Bound 30 s, detection 2 s, checkpoints of 0.1 s, MTBF 1 h: Young's interval is 26.8 s. A burst
+     * at 500/s with the keyed subtask 60% busy, then quiet at 100/s and 10% busy with the last
+     * checkpoint 14 s old: on its own the quiet load waits for Young's interval, but the burst
+     * would allow only (28)*1 - 2 - 0.1 - 1 = 24.9 s, so a pacer that saw it uses the quiet moment.
+     */
+    @Test
+    void aBurstItSawMakesItCheckpointInTheQuietPhaseAfterIt() {
+        TestingJobEndpoint quietEndpoint = new TestingJobEndpoint();
+        CheckpointPacer quietOnly = new CheckpointPacer("other", settings, quietEndpoint, clock, unused, () -> {});
+        long records = 0;
+        double busyMs = 0;
+        for (int second = 0; second < 4; second++) {
+            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(2)));
+            pacer.tick();
+            records += 500;
+            busyMs += 600;
+            clock.advance(Duration.ofSeconds(1));
+        }
+        assertThat(endpoint.triggers).as("the burst itself needs no checkpoint yet").isZero();
+
+        long quietRecords = 0;
+        double quietBusy = 0;
+        for (int second = 4; second < 12; second++) {
+            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(14)));
+            quietEndpoint.views.add(view(quietRecords, quietBusy, (second - 4) * 1000L, Duration.ofSeconds(14)));
+            pacer.tick();
+            quietOnly.tick();
+            records += 100;
+            busyMs += 100;
+            quietRecords += 100;
+            quietBusy += 100;
+            clock.advance(Duration.ofSeconds(1));
+        }
+
+        assertThat(pacer.getTriggersCheapestMoment()).as("quiet moments used ahead of the next peak").isPositive();
+        assertThat(endpoint.triggers).isEqualTo(pacer.getTriggersCheapestMoment());
+        assertThat(quietEndpoint.triggers).as("a pacer that never saw the burst waits for Young's interval").isZero();
+    }
+
+    /** A running job: the source emitted {@code records} in {@code elapsedMs}, the keyed subtask was busy {@code busyMs}. */
+    private JobView view(long records, double busyMs, long elapsedMs, Duration lastCheckpointAge) {
+        JobCounters counters = new JobCounters(List.of(
+                new JobCounters.Vertex("s", "source", true, 1, List.of(new JobCounters.Subtask(0, records,
+                        0.1 * elapsedMs, 0, 0.9 * elapsedMs))),
+                new JobCounters.Vertex("k", "keyed", false, 1, List.of(new JobCounters.Subtask(0, 0, busyMs, 0,
+                        elapsedMs - busyMs)))));
+        List<CheckpointSample> done = List.of(new CheckpointSample(1, clock.instant().minus(lastCheckpointAge),
+                Duration.ofMillis(100), 1000));
+        return new JobView("RUNNING", false, counters, done, 0, null);
     }
 
     @Test

@@ -121,18 +121,46 @@ class PacingPolicyTest {
         PacingInputs configured = inputs(steady);
         assertThat(POLICY.decide(configured).reason()).isEqualTo(Reason.WITHIN_BOUND);
 
-        PacingInputs observed = new PacingInputs(configured.inputRate(), configured.capacity(), configured.subtasks(),
-                configured.recentCheckpoints(), false, configured.restoreEstimate(), configured.ageOrigin(),
-                Duration.ofSeconds(100));
+        PacingInputs observed = configured.withObservedMtbf(Duration.ofSeconds(100));
         Decision decision = POLICY.decide(observed);
         assertThat(decision.reason()).as(decision.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
         assertThat(decision.explanation()).contains("MTBF 100.0s", "Young 10.0s");
 
-        PacingInputs rareFailures = new PacingInputs(configured.inputRate(), configured.capacity(), configured.subtasks(),
-                configured.recentCheckpoints(), false, configured.restoreEstimate(), configured.ageOrigin(),
-                Duration.ofHours(10));
+        PacingInputs rareFailures = configured.withObservedMtbf(Duration.ofHours(10));
         assertThat(POLICY.decide(rareFailures).reason()).as("an observed MTBF longer than configured is ignored")
                 .isEqualTo(Reason.WITHIN_BOUND);
+    }
+
+    /**
+     * Quiet load (10% of capacity, bound 480 s, Young 60 s) after a burst to 50% of capacity, at
+     * which the bound would be (60-6)*1 - 6 = 48 s: the peak deadline 48 - 0.5 - 1 = 46.5 s comes
+     * before Young's interval, so the window opens at 23.25 s and a quiet moment is used.
+     */
+    @Test
+    void aQuietPhaseAfterABurstCheckpointsAheadOfTheNextPeak() {
+        PacingInputs quiet = inputs(new Row("quiet at 30 s", 1000, 10000, 0.10, 0.5, 30, 1, false, Action.WAIT,
+                Reason.WITHIN_BOUND, true));
+        assertThat(POLICY.decide(quiet).reason()).as("without a peak, Young's interval rules").isEqualTo(Reason.WITHIN_BOUND);
+
+        Decision afterBurst = POLICY.decide(quiet.withPeakInputRate(5000));
+        assertThat(afterBurst.action()).as(afterBurst.explanation()).isEqualTo(Action.CHECKPOINT);
+        assertThat(afterBurst.reason()).isEqualTo(Reason.CHEAPEST_MOMENT);
+        assertThat(afterBurst.explanation()).contains("recent peak of 5000/s", "[23.3s, 46.5s]");
+
+        PacingInputs early = inputs(new Row("quiet at 20 s", 1000, 10000, 0.10, 0.5, 20, 1, false, Action.WAIT,
+                Reason.WITHIN_BOUND, true));
+        assertThat(POLICY.decide(early.withPeakInputRate(5000)).reason()).as("before the peak window opens")
+                .isEqualTo(Reason.WITHIN_BOUND);
+
+        PacingInputs busy = inputs(new Row("busy at 30 s", 1000, 10000, 0.90, 0.5, 30, 1, false, Action.WAIT,
+                Reason.WITHIN_BOUND, true));
+        assertThat(POLICY.decide(busy.withPeakInputRate(5000)).reason()).as("no headroom: wait, as in any window")
+                .isEqualTo(Reason.WAITING_FOR_HEADROOM);
+
+        assertThat(POLICY.decide(quiet.withPeakInputRate(12000)).reason())
+                .as("a peak above capacity (a catch-up after a restart) is ignored").isEqualTo(Reason.WITHIN_BOUND);
+        assertThat(POLICY.decide(quiet.withPeakInputRate(1100)).reason())
+                .as("a peak whose deadline is after Young's interval changes nothing").isEqualTo(Reason.WITHIN_BOUND);
     }
 
     @Test
