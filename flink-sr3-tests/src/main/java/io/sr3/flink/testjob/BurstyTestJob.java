@@ -9,8 +9,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 /**
  * {@link StatefulTestJob} with a bursty input: the same records, keyed state and results, but the
  * source follows a {@link BurstSchedule} instead of a fixed rate, the keyed operator does a fixed
- * amount of work per record and measures end-to-end latency, and failures can be injected any
- * number of times ({@link BurstyRuns.Run#armFailure()}).
+ * amount of work per record ({@link RecordWork}) and measures end-to-end latency, and failures can
+ * be injected any number of times ({@link BurstyRuns.Run#armFailure()}).
  *
  * <pre>
  *   DataGeneratorSource (parallelism 1, record i held back until origin + schedule offset of i)
@@ -41,11 +41,11 @@ public final class BurstyTestJob {
     /**
      * The job from source to per-key results.
      *
-     * @param workMicros CPU time spent per record in the keyed operator
+     * @param work what the keyed operator spends per record
      * @param caughtUpMillis a restarted subtask has caught up once a record's latency is at most this
      */
     public static DataStream<KeyResult> build(StreamExecutionEnvironment env, TestJobSpec spec, BurstSchedule schedule,
-            long workMicros, long caughtUpMillis) {
+            RecordWork work, long caughtUpMillis) {
         if (spec.records() != schedule.records()) {
             throw new IllegalArgumentException("The spec has " + spec.records() + " records, the schedule "
                     + schedule.records());
@@ -59,14 +59,14 @@ public final class BurstyTestJob {
                 .map(new RearmableFailureInjector(spec.runId())).uid(INJECTOR_UID).name("failure-injector")
                 .setParallelism(1)
                 .keyBy(Event::key)
-                .process(new LatencyTrackingStateFunction(spec, schedule, workMicros, caughtUpMillis)).uid(STATE_UID)
+                .process(new LatencyTrackingStateFunction(spec, schedule, work, caughtUpMillis)).uid(STATE_UID)
                 .name("keyed-state");
     }
 
     /** {@link #build} plus a {@link RegistrySink} for {@code spec.runId()}. */
     public static void addToEnvironment(StreamExecutionEnvironment env, TestJobSpec spec, BurstSchedule schedule,
-            long workMicros, long caughtUpMillis) {
-        build(env, spec, schedule, workMicros, caughtUpMillis).sinkTo(new RegistrySink(spec.runId())).uid(SINK_UID)
+            RecordWork work, long caughtUpMillis) {
+        build(env, spec, schedule, work, caughtUpMillis).sinkTo(new RegistrySink(spec.runId())).uid(SINK_UID)
                 .name("registry-sink");
     }
 }

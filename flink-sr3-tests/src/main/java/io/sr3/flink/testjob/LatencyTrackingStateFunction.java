@@ -4,15 +4,11 @@ import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.util.Collector;
 
-import java.util.concurrent.locks.LockSupport;
-
 /**
  * {@link KeyedStateFunction} (composed, so the results are exactly those of
  * {@link StatefulTestJob}) plus a fixed amount of work per record, and the end-to-end latency
  * of every record: from its due time in the {@link BurstSchedule} to the end of its processing.
- * The work is a blocking wait of {@code workMicros} (like a synchronous lookup per record): Flink
- * counts it as busy time, so the job's capacity is predictable ({@code 1e6 / workMicros}
- * records/s per subtask) without loading the CPU of a shared machine.
+ * The work is a {@link RecordWork}: a blocking wait or CPU time; Flink counts either as busy time.
  * A restarted subtask reports the first record it processes with a latency of at most
  * {@code caughtUpMillis}: the moment it caught up.
  */
@@ -23,19 +19,21 @@ final class LatencyTrackingStateFunction extends KeyedProcessFunction<Integer, E
     private final KeyedStateFunction delegate;
     private final String runId;
     private final BurstSchedule schedule;
-    private final long workNanos;
+    private final RecordWork work;
     private final long caughtUpMillis;
 
     private transient BurstyRuns.Run run;
     private transient int subtask;
     private transient int attempt;
     private transient boolean caughtUp;
+    /** Keeps the result of CPU work alive, so the JIT cannot drop the work. */
+    private transient long workResult;
 
-    LatencyTrackingStateFunction(TestJobSpec spec, BurstSchedule schedule, long workMicros, long caughtUpMillis) {
+    LatencyTrackingStateFunction(TestJobSpec spec, BurstSchedule schedule, RecordWork work, long caughtUpMillis) {
         this.delegate = new KeyedStateFunction(spec);
         this.runId = spec.runId();
         this.schedule = schedule;
-        this.workNanos = workMicros * 1000;
+        this.work = work;
         this.caughtUpMillis = caughtUpMillis;
     }
 
@@ -53,10 +51,7 @@ final class LatencyTrackingStateFunction extends KeyedProcessFunction<Integer, E
     @Override
     public void processElement(Event event, Context ctx, Collector<KeyResult> out) throws Exception {
         delegate.processElement(event, ctx, out);
-        long workUntil = System.nanoTime() + workNanos;
-        for (long left = workNanos; left > 0; left = workUntil - System.nanoTime()) {
-            LockSupport.parkNanos(left);
-        }
+        workResult += work.perform();
         long now = System.currentTimeMillis();
         long latency = Math.round(now - run.originMillis() - schedule.dueOffsetMillis(event.index()));
         run.latencies().record(latency);

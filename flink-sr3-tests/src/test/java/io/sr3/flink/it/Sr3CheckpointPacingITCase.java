@@ -14,6 +14,7 @@ import io.sr3.flink.testjob.BurstSchedule;
 import io.sr3.flink.testjob.BurstSchedule.Phase;
 import io.sr3.flink.testjob.BurstyRuns;
 import io.sr3.flink.testjob.BurstyTestJob;
+import io.sr3.flink.testjob.RecordWork;
 import io.sr3.flink.testjob.RunRegistry;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
@@ -203,7 +204,7 @@ class Sr3CheckpointPacingITCase {
 
         StreamExecutionEnvironment env = new StreamExecutionEnvironment(job);
         env.setParallelism(KEYED_PARALLELISM);
-        BurstyTestJob.addToEnvironment(env, spec, SCHEDULE, WORK_MICROS, 1_000);
+        BurstyTestJob.addToEnvironment(env, spec, SCHEDULE, RecordWork.blocking(WORK_MICROS), 1_000);
         jobId = miniCluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
         CompletableFuture<JobResult> result = miniCluster.requestJobResult(jobId);
 
