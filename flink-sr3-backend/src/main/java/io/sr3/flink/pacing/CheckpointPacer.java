@@ -46,6 +46,8 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     static final Duration MIN_RATE_WINDOW = Duration.ofSeconds(1);
     /** Restarts the observed MTBF is averaged over. */
     private static final int MTBF_WINDOW = 5;
+    /** A subtask back-pressured more than this is working off a backlog, not following the input. */
+    private static final double CATCH_UP_BACK_PRESSURE = 0.2;
     /** Recent completed checkpoints handed to the policy. */
     private static final int HISTORY = 5;
 
@@ -222,7 +224,9 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         if (load.inputRate() > 0) {
             lastCapacity = load.capacity();
         }
-        peakRate.record(now, load.inputRate());
+        if (!catchingUp(load)) {
+            peakRate.record(now, load.inputRate());
+        }
         resume();
         decide(now, view, load);
     }
@@ -275,6 +279,19 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         long lastCheckpointAt = last == null ? -1 : last.triggered().toEpochMilli();
         publisher.publish(new PacerStatus(ageBoundMillis, estimatedRecoveryMillis, lastCheckpointAt,
                 decision.boundReachable(), fallbackReason != null, decisions.get(), counts, now.toEpochMilli()));
+    }
+
+    /**
+     * A back-pressured source reads as fast as the job takes records: after a restart it catches up
+     * on a backlog, and that rate says nothing about the input's peaks.
+     */
+    private static boolean catchingUp(LoadEstimator.Load load) {
+        for (SubtaskLoad s : load.subtasks()) {
+            if (s.backPressureRatio() > CATCH_UP_BACK_PRESSURE) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** A restart ends the running period that began at the previous one (or at the job's start). */

@@ -23,7 +23,8 @@ import java.util.Objects;
  *   <li>The bound: {@code tau_max} from {@link RecoveryModel#maxAgeSeconds}. If it is shorter
  *       than one checkpoint takes ({@code C}, the longest of the last {@value #COST_WINDOW}), no
  *       schedule can meet it: the decision says so ({@code boundReachable = false}) and the policy
- *       paces at Young's interval instead of checkpointing back to back.
+ *       paces at Young's interval, whatever the load, instead of checkpointing back to back (or
+ *       not at all while the job is saturated).
  *   <li>The deadline {@code tau_max - C - decision period}: the last moment at which a checkpoint
  *       still completes before the age passes {@code tau_max}. At or past it: checkpoint
  *       ({@link Reason#AGE_BOUND}), whatever the load.
@@ -152,7 +153,8 @@ public final class PacingPolicy {
                     : tauMax < 0
                             ? "detection + restore + replay exceed it even at age 0"
                             : "a checkpoint takes longer than the allowed age";
-            if (age >= young && headroom) {
+            if (age >= young) {
+                // Whatever the load: waiting for headroom while saturated would let the age grow without limit.
                 return out.build(Action.CHECKPOINT, Reason.STEADY_INTERVAL, "bound "
                         + fmt(rto) + " unreachable (" + why + "); checkpointing at Young's interval; " + load);
             }

@@ -199,11 +199,42 @@ class CheckpointPacerTest {
         assertThat(quietEndpoint.triggers).as("a pacer that never saw the burst waits for Young's interval").isZero();
     }
 
-    /** A running job: the source emitted {@code records} in {@code elapsedMs}, the keyed subtask was busy {@code busyMs}. */
+    /** The same burst, but the source was back-pressured half the time: a catch-up, not the input's peak. */
+    @Test
+    void aCatchUpIsNotRememberedAsAPeak() {
+        long records = 0;
+        double busyMs = 0;
+        for (int second = 0; second < 4; second++) {
+            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(2), 0.5));
+            pacer.tick();
+            records += 500;
+            busyMs += 600;
+            clock.advance(Duration.ofSeconds(1));
+        }
+        for (int second = 4; second < 12; second++) {
+            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(14), 0.5));
+            pacer.tick();
+            records += 100;
+            busyMs += 100;
+            clock.advance(Duration.ofSeconds(1));
+        }
+
+        assertThat(endpoint.triggers).as("no peak remembered, so Young's interval rules").isZero();
+    }
+
     private JobView view(long records, double busyMs, long elapsedMs, Duration lastCheckpointAge) {
+        return view(records, busyMs, elapsedMs, lastCheckpointAge, 0);
+    }
+
+    /**
+     * A running job: the source emitted {@code records} in {@code elapsedMs} and was back-pressured
+     * a fraction {@code sourceBackPressure} of it; the keyed subtask was busy {@code busyMs}.
+     */
+    private JobView view(long records, double busyMs, long elapsedMs, Duration lastCheckpointAge,
+            double sourceBackPressure) {
         JobCounters counters = new JobCounters(List.of(
                 new JobCounters.Vertex("s", "source", true, 1, List.of(new JobCounters.Subtask(0, records,
-                        0.1 * elapsedMs, 0, 0.9 * elapsedMs))),
+                        0.1 * elapsedMs, sourceBackPressure * elapsedMs, (0.9 - sourceBackPressure) * elapsedMs))),
                 new JobCounters.Vertex("k", "keyed", false, 1, List.of(new JobCounters.Subtask(0, 0, busyMs, 0,
                         elapsedMs - busyMs)))));
         List<CheckpointSample> done = List.of(new CheckpointSample(1, clock.instant().minus(lastCheckpointAge),

@@ -69,6 +69,8 @@ class PacingPolicyTest {
                         Action.WAIT, Reason.BOUND_UNREACHABLE, false),
                 new Row("burst over capacity: Young's interval with headroom", 12000, 10000, 0.40, 0.5, 70, 1, false,
                         Action.CHECKPOINT, Reason.STEADY_INTERVAL, false),
+                new Row("burst over capacity: Young's interval while saturated", 12000, 10000, 1.00, 0.5, 70, 1, false,
+                        Action.CHECKPOINT, Reason.STEADY_INTERVAL, false),
                 // Growing state at half capacity: bound (60-5-R)*1 - 5 - R.
                 new Row("growing state: small (R 1 s, bound 48 s)", 5000, 10000, 0.90, 0.5, 30, 1, false,
                         Action.WAIT, Reason.WAITING_FOR_HEADROOM, true),
