@@ -80,6 +80,8 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     private boolean seenJob;
     private boolean lastReachable = true;
     private double lastCapacity = Double.MAX_VALUE;
+    private double capacityWithoutCheckpoint;
+    @Nullable private Instant capacityWithoutCheckpointAt;
     private final PeakRate peakRate;
 
     // Read by MBean getters.
@@ -201,7 +203,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         if (result instanceof LoadEstimator.Reset) {
             previousCounters = view.counters();
             samples.clear();
-            samples.add(new Sample(now, view.counters()));
+            samples.add(new Sample(now, view.counters(), view.checkpointsInProgress() > 0));
             lastFreshSample = now;
             return;
         }
@@ -214,7 +216,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         }
         previousCounters = view.counters();
         lastFreshSample = now;
-        samples.add(new Sample(now, view.counters()));
+        samples.add(new Sample(now, view.counters(), view.checkpointsInProgress() > 0));
         while (samples.size() > 2 && !samples.get(1).at().isAfter(now.minus(rateWindow))) {
             samples.remove(0);
         }
@@ -222,7 +224,11 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         LoadEstimator.Load load = windowed instanceof LoadEstimator.Load l ? l : (LoadEstimator.Load) result;
         lastLoad = load;
         if (load.inputRate() > 0) {
-            lastCapacity = load.capacity();
+            if (withoutCheckpoint(view)) {
+                capacityWithoutCheckpoint = load.capacity();
+                capacityWithoutCheckpointAt = now;
+            }
+            lastCapacity = replayCapacity(now, load.capacity());
         }
         if (!catchingUp(load)) {
             peakRate.record(now, load.inputRate());
@@ -237,7 +243,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         CheckpointSample last = recent.isEmpty() ? null : recent.get(recent.size() - 1);
         Duration restore = RestoreEstimate.fromBandwidth(last == null ? 0 : last.stateSizeBytes(), restoreBandwidth());
         boolean pending = view.checkpointsInProgress() > 0 || requestPending(now, last, view.latestFailedTrigger());
-        PacingInputs inputs = new PacingInputs(load.inputRate(), load.inputRate() > 0 ? load.capacity() : lastCapacity,
+        PacingInputs inputs = new PacingInputs(load.inputRate(), lastCapacity,
                 load.subtasks(), recent, pending, restore, runningSince, observedMtbf(), peakRate.peak(now));
         Decision decision = policy.decide(inputs);
         decisions.incrementAndGet();
@@ -279,6 +285,38 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         long lastCheckpointAt = last == null ? -1 : last.triggered().toEpochMilli();
         publisher.publish(new PacerStatus(ageBoundMillis, estimatedRecoveryMillis, lastCheckpointAt,
                 decision.boundReachable(), fallbackReason != null, decisions.get(), counts, now.toEpochMilli()));
+    }
+
+    /**
+     * Whether no checkpoint ran during the current rate window: neither at any sample in it nor
+     * as the last completed checkpoint.
+     */
+    private boolean withoutCheckpoint(JobView view) {
+        Instant windowStart = samples.get(0).at();
+        for (Sample s : samples) {
+            if (s.checkpointRunning()) {
+                return false;
+            }
+        }
+        List<CheckpointSample> completed = view.completedCheckpoints();
+        if (!completed.isEmpty()) {
+            CheckpointSample last = completed.get(completed.size() - 1);
+            return last.triggered().plus(last.duration()).isBefore(windowStart);
+        }
+        return true;
+    }
+
+    /**
+     * The capacity a replay would have. A replay runs without a checkpoint competing for CPU, disk
+     * and network, so a capacity measured while one ran understates it: the higher of the current
+     * measurement and the latest one taken without a checkpoint (within the peak memory) counts.
+     */
+    private double replayCapacity(Instant now, double current) {
+        if (capacityWithoutCheckpointAt == null
+                || Duration.between(capacityWithoutCheckpointAt, now).compareTo(settings.peakMemory()) > 0) {
+            return current;
+        }
+        return Math.max(current, capacityWithoutCheckpoint);
     }
 
     /**
@@ -478,5 +516,5 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     }
 
     /** Counters seen at one moment. */
-    private record Sample(Instant at, JobCounters counters) {}
+    private record Sample(Instant at, JobCounters counters, boolean checkpointRunning) {}
 }

@@ -199,20 +199,61 @@ class CheckpointPacerTest {
         assertThat(quietEndpoint.triggers).as("a pacer that never saw the burst waits for Young's interval").isZero();
     }
 
+    /**
+     * 500 records/s; the keyed subtask is 25% busy without a checkpoint (capacity 2,000/s) and 60%
+     * busy while one runs (833/s). The bound (30-2)*(mu-500)/500 - 2 is 82 s with the first and
+     * 16.7 s with the second: the pacer keeps the capacity measured without a checkpoint, because a
+     * replay runs without one.
+     */
+    @Test
+    void capacityMeasuredWhileACheckpointRunsDoesNotShrinkTheBound() {
+        long records = 0;
+        double busyMs = 0;
+        int second = 0;
+        for (; second < 4; second++) {
+            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(10), 0, 0));
+            pacer.tick();
+            records += 500;
+            busyMs += 250;
+            clock.advance(Duration.ofSeconds(1));
+        }
+        assertThat(pacer.getCheckpointAgeBoundMillis()).as("without a checkpoint").isBetween(81_000L, 83_000L);
+
+        TestingJobEndpoint otherEndpoint = new TestingJobEndpoint();
+        CheckpointPacer onlyDuringCheckpoints = new CheckpointPacer("other", settings, otherEndpoint, clock, unused, () -> {});
+        long otherRecords = 0;
+        double otherBusy = 0;
+        for (int i = 0; i < 4; i++, second++) {
+            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(1), 0, 1));
+            otherEndpoint.views.add(view(otherRecords, otherBusy, i * 1000L, Duration.ofSeconds(1), 0, 1));
+            pacer.tick();
+            onlyDuringCheckpoints.tick();
+            records += 500;
+            busyMs += 600;
+            otherRecords += 500;
+            otherBusy += 600;
+            clock.advance(Duration.ofSeconds(1));
+        }
+
+        assertThat(pacer.getCheckpointAgeBoundMillis()).as("a checkpoint runs now").isBetween(81_000L, 83_000L);
+        assertThat(onlyDuringCheckpoints.getCheckpointAgeBoundMillis()).as("never measured without one")
+                .isBetween(16_000L, 17_500L);
+    }
+
     /** The same burst, but the source was back-pressured half the time: a catch-up, not the input's peak. */
     @Test
     void aCatchUpIsNotRememberedAsAPeak() {
         long records = 0;
         double busyMs = 0;
         for (int second = 0; second < 4; second++) {
-            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(2), 0.5));
+            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(2), 0.5, 0));
             pacer.tick();
             records += 500;
             busyMs += 600;
             clock.advance(Duration.ofSeconds(1));
         }
         for (int second = 4; second < 12; second++) {
-            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(14), 0.5));
+            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(14), 0.5, 0));
             pacer.tick();
             records += 100;
             busyMs += 100;
@@ -223,15 +264,16 @@ class CheckpointPacerTest {
     }
 
     private JobView view(long records, double busyMs, long elapsedMs, Duration lastCheckpointAge) {
-        return view(records, busyMs, elapsedMs, lastCheckpointAge, 0);
+        return view(records, busyMs, elapsedMs, lastCheckpointAge, 0, 0);
     }
 
     /**
      * A running job: the source emitted {@code records} in {@code elapsedMs} and was back-pressured
-     * a fraction {@code sourceBackPressure} of it; the keyed subtask was busy {@code busyMs}.
+     * a fraction {@code sourceBackPressure} of it; the keyed subtask was busy {@code busyMs};
+     * {@code inProgress} checkpoints are running.
      */
     private JobView view(long records, double busyMs, long elapsedMs, Duration lastCheckpointAge,
-            double sourceBackPressure) {
+            double sourceBackPressure, int inProgress) {
         JobCounters counters = new JobCounters(List.of(
                 new JobCounters.Vertex("s", "source", true, 1, List.of(new JobCounters.Subtask(0, records,
                         0.1 * elapsedMs, sourceBackPressure * elapsedMs, (0.9 - sourceBackPressure) * elapsedMs))),
@@ -239,7 +281,7 @@ class CheckpointPacerTest {
                         elapsedMs - busyMs)))));
         List<CheckpointSample> done = List.of(new CheckpointSample(1, clock.instant().minus(lastCheckpointAge),
                 Duration.ofMillis(100), 1000));
-        return new JobView("RUNNING", false, counters, done, 0, null);
+        return new JobView("RUNNING", false, counters, done, inProgress, null);
     }
 
     @Test
