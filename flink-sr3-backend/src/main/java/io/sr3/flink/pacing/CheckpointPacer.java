@@ -48,6 +48,8 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     private static final int MTBF_WINDOW = 5;
     /** A subtask back-pressured more than this is working off a backlog, not following the input. */
     private static final double CATCH_UP_BACK_PRESSURE = 0.2;
+    /** After a restart, the replay runs until no subtask is this loaded any more. */
+    private static final double REPLAY_LOAD = 0.9;
     /** Recent completed checkpoints handed to the policy. */
     private static final int HISTORY = 5;
 
@@ -81,6 +83,8 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     private boolean lastReachable = true;
     private double lastCapacity = Double.MAX_VALUE;
     private double capacityWithoutCheckpoint;
+    /** Set by a restart, cleared once no subtask is saturated by the replay any more. */
+    private boolean replaying;
     @Nullable private Instant capacityWithoutCheckpointAt;
     private final PeakRate peakRate;
 
@@ -201,6 +205,9 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         }
         missingSince = null;
         if (result instanceof LoadEstimator.Reset) {
+            if (previousCounters != null) {
+                replaying = true; // counters went back: a restart between two polls
+            }
             previousCounters = view.counters();
             samples.clear();
             samples.add(new Sample(now, view.counters(), view.checkpointsInProgress() > 0));
@@ -230,7 +237,11 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
             }
             lastCapacity = replayCapacity(now, load.capacity());
         }
-        if (!catchingUp(load)) {
+        if (replaying && hottestLoad(load) < REPLAY_LOAD) {
+            replaying = false;
+            LOG.info("[pacer {}] caught up after the restart; pacing again", jobId);
+        }
+        if (!replaying && !backPressured(load)) {
             peakRate.record(now, load.inputRate());
         }
         resume();
@@ -244,7 +255,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         Duration restore = RestoreEstimate.fromBandwidth(last == null ? 0 : last.stateSizeBytes(), restoreBandwidth());
         boolean pending = view.checkpointsInProgress() > 0 || requestPending(now, last, view.latestFailedTrigger());
         PacingInputs inputs = new PacingInputs(load.inputRate(), lastCapacity,
-                load.subtasks(), recent, pending, restore, runningSince, observedMtbf(), peakRate.peak(now));
+                load.subtasks(), recent, pending, restore, runningSince, observedMtbf(), peakRate.peak(now), replaying);
         Decision decision = policy.decide(inputs);
         decisions.incrementAndGet();
         warnIfStuck(view, decision, last);
@@ -319,11 +330,19 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         return Math.max(current, capacityWithoutCheckpoint);
     }
 
+    private static double hottestLoad(LoadEstimator.Load load) {
+        double hottest = 0;
+        for (SubtaskLoad s : load.subtasks()) {
+            hottest = Math.max(hottest, s.load());
+        }
+        return hottest;
+    }
+
     /**
-     * A back-pressured source reads as fast as the job takes records: after a restart it catches up
-     * on a backlog, and that rate says nothing about the input's peaks.
+     * A back-pressured source reads as fast as the job takes records (a backlog), so its rate says
+     * nothing about the input's peaks.
      */
-    private static boolean catchingUp(LoadEstimator.Load load) {
+    private static boolean backPressured(LoadEstimator.Load load) {
         for (SubtaskLoad s : load.subtasks()) {
             if (s.backPressureRatio() > CATCH_UP_BACK_PRESSURE) {
                 return true;
@@ -334,6 +353,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
 
     /** A restart ends the running period that began at the previous one (or at the job's start). */
     private void noteRestart(Instant now) {
+        replaying = true;
         failureClock.add(now);
         while (failureClock.size() > MTBF_WINDOW + 1) {
             failureClock.removeFirst();

@@ -48,7 +48,12 @@ public record Decision(
         /** Past the steady interval or inside the window, but the hottest subtasks are busy: wait for a cheaper moment. */
         WAITING_FOR_HEADROOM,
         /** The bound cannot be met even right after a checkpoint; pacing at the steady interval instead of thrashing. */
-        BOUND_UNREACHABLE;
+        BOUND_UNREACHABLE,
+        /**
+         * Replaying after a restart: a checkpoint would slow the replay down, and the sources' rate
+         * is the replay's, not the input's, so the bound is not known until the job caught up.
+         */
+        CATCHING_UP;
 
         public boolean triggers() {
             return this == AGE_BOUND || this == CHEAPEST_MOMENT || this == STEADY_INTERVAL;

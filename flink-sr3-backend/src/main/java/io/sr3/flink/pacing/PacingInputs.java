@@ -24,6 +24,8 @@ import java.util.Objects;
  *     restarts were seen; the policy uses it when it is shorter than the configured MTBF
  * @param peakInputRate the highest input rate measured recently ({@code sr3.pacing.peak-memory}),
  *     at least {@code inputRate}: the load a burst may bring back
+ * @param catchingUp the job restarted and still works off its backlog at full speed (a subtask
+ *     saturated since the restart)
  */
 public record PacingInputs(
         double inputRate,
@@ -34,7 +36,8 @@ public record PacingInputs(
         Duration restoreEstimate,
         Instant ageOrigin,
         @Nullable Duration observedMtbf,
-        double peakInputRate) {
+        double peakInputRate,
+        boolean catchingUp) {
 
     public PacingInputs {
         if (!(inputRate >= 0) || Double.isInfinite(inputRate)) {
@@ -53,24 +56,30 @@ public record PacingInputs(
         peakInputRate = Math.max(peakInputRate, inputRate);
     }
 
-    /** Inputs without an observed MTBF (the job has not restarted twice yet) and without an earlier peak. */
+    /** Inputs without an observed MTBF (the job has not restarted twice yet), an earlier peak or a catch-up. */
     public PacingInputs(double inputRate, double capacity, List<SubtaskLoad> subtasks,
             List<CheckpointSample> recentCheckpoints, boolean checkpointInProgress, Duration restoreEstimate,
             Instant ageOrigin) {
         this(inputRate, capacity, subtasks, recentCheckpoints, checkpointInProgress, restoreEstimate, ageOrigin, null,
-                inputRate);
+                inputRate, false);
     }
 
     /** The same inputs with another observed MTBF. */
     public PacingInputs withObservedMtbf(@Nullable Duration mtbf) {
         return new PacingInputs(inputRate, capacity, subtasks, recentCheckpoints, checkpointInProgress, restoreEstimate,
-                ageOrigin, mtbf, peakInputRate);
+                ageOrigin, mtbf, peakInputRate, catchingUp);
     }
 
     /** The same inputs with another recent peak input rate. */
     public PacingInputs withPeakInputRate(double peak) {
         return new PacingInputs(inputRate, capacity, subtasks, recentCheckpoints, checkpointInProgress, restoreEstimate,
-                ageOrigin, observedMtbf, peak);
+                ageOrigin, observedMtbf, peak, catchingUp);
+    }
+
+    /** The same inputs, catching up after a restart or not. */
+    public PacingInputs withCatchingUp(boolean replaying) {
+        return new PacingInputs(inputRate, capacity, subtasks, recentCheckpoints, checkpointInProgress, restoreEstimate,
+                ageOrigin, observedMtbf, peakInputRate, replaying);
     }
 
     /** The latest completed checkpoint, or null. */

@@ -19,7 +19,8 @@ import java.util.Objects;
  *
  * <p>The rules, in order (DESIGN section 6):
  * <ol>
- *   <li>A running checkpoint: wait.
+ *   <li>A running checkpoint: wait. A job replaying its backlog after a restart: wait until it
+ *       caught up ({@link Reason#CATCHING_UP}).
  *   <li>The bound: {@code tau_max} from {@link RecoveryModel#maxAgeSeconds}. If it is shorter
  *       than one checkpoint takes ({@code C}, the longest of the last {@value #COST_WINDOW}), no
  *       schedule can meet it: the decision says so ({@code boundReachable = false}) and the policy
@@ -146,6 +147,11 @@ public final class PacingPolicy {
 
         if (in.checkpointInProgress()) {
             return out.build(Action.WAIT, Reason.CHECKPOINT_IN_PROGRESS, "checkpoint in progress; " + load);
+        }
+        if (in.catchingUp()) {
+            return new Decision.Builder(null, null, toDuration(age), true).build(Action.WAIT, Reason.CATCHING_UP,
+                    "replaying after a restart at full speed: a checkpoint now would slow the replay, and the bound is "
+                            + "known again once the job caught up (Flink's periodic checkpoints continue); " + load);
         }
         if (!reachable) {
             String why = lambda >= mu

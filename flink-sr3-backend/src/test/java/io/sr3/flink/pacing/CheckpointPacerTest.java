@@ -144,6 +144,32 @@ class CheckpointPacerTest {
         assertThat(pacer.getObservedMtbfMillis()).isEqualTo(30_000);
     }
 
+    /**
+     * After a restart the keyed subtask replays at 95% load, past the age bound of that load: the
+     * pacer leaves the replay alone, and paces again once the load drops below saturation.
+     */
+    @Test
+    void aReplayAfterARestartIsNotSlowedDownByTriggers() {
+        endpoint.views.add(running(0, 100, 0.1));
+        pacer.tick();
+        endpoint.views.add(new JobView("RESTARTING", false, null, List.of(), 0, null));
+        pacer.tick();
+        for (int second = 0; second < 4; second++) {
+            clock.advance(Duration.ofSeconds(1));
+            endpoint.views.add(running(second, 900, 0.95));
+            pacer.tick();
+        }
+        assertThat(endpoint.triggers).as("no trigger while replaying").isZero();
+        assertThat(pacer.getLastReason()).isEqualTo(Decision.Reason.CATCHING_UP.name());
+
+        for (int second = 4; second < 8; second++) {
+            clock.advance(Duration.ofSeconds(1));
+            endpoint.views.add(running(second, 900, 0.8));
+            pacer.tick();
+        }
+        assertThat(pacer.getTriggersAgeBound()).as("caught up: the bound rules again").isPositive();
+    }
+
     @Test
     void measuredRestoreRatesReplaceTheConfiguredBandwidth() {
         // 1000 bytes of state: instant at the configured 100 MiB/s, 100 s at a measured 10 B/s.

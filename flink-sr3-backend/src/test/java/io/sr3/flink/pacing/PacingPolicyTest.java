@@ -166,6 +166,20 @@ class PacingPolicyTest {
     }
 
     @Test
+    void aReplayAfterARestartIsLeftAloneEvenPastTheDeadline() {
+        PacingInputs pastDeadline = inputs(new Row("burst at the deadline", 8000, 10000, 0.95, 0.5, 6.5, 1, false,
+                Action.CHECKPOINT, Reason.AGE_BOUND, true));
+        assertThat(POLICY.decide(pastDeadline).reason()).isEqualTo(Reason.AGE_BOUND);
+
+        Decision replaying = POLICY.decide(pastDeadline.withCatchingUp(true));
+        assertThat(replaying.action()).isEqualTo(Action.WAIT);
+        assertThat(replaying.reason()).as(replaying.explanation()).isEqualTo(Reason.CATCHING_UP);
+        assertThat(replaying.boundReachable()).as("unknown while replaying, not unreachable").isTrue();
+        assertThat(replaying.ageBound()).isNull();
+        assertThat(replaying.explanation()).contains("replaying after a restart");
+    }
+
+    @Test
     void withoutInputTheBoundIsUnboundedAndTheFirstCheckpointComesEarly() {
         PacingInputs noInput = new PacingInputs(0, Double.MAX_VALUE, List.of(new SubtaskLoad("v", 0, 0, 0)), List.of(),
                 false, Duration.ZERO, NOW.minusSeconds(1));
