@@ -4,7 +4,6 @@ import javax.annotation.concurrent.ThreadSafe;
 
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -12,8 +11,7 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What the operators of {@link BurstyTestJob} report about a run, keyed by run id: the schedule's
- * origin, end-to-end latencies, injected failures, restarts and when each restarted subtask caught
- * up. Static for the same reason as {@link RunRegistry} (MiniCluster only); {@link #remove} frees a run.
+ * origin, end-to-end latencies, injected failures and when each restarted source caught up. Static for the same reason as {@link RunRegistry} (MiniCluster only); {@link #remove} frees a run.
  */
 @ThreadSafe
 public final class BurstyRuns {
@@ -37,11 +35,10 @@ public final class BurstyRuns {
         private final AtomicLong origin = new AtomicLong();
         private final AtomicLong nextDue = new AtomicLong();
         private final LatencyHistogram latencies = new LatencyHistogram();
-        private final LatencyHistogram steadyLatencies = new LatencyHistogram();
+        private final ProcessingLog processing = new ProcessingLog();
         private final AtomicBoolean failureArmed = new AtomicBoolean();
         private final List<Long> failures = new CopyOnWriteArrayList<>();
-        private final List<long[]> attemptStarts = new CopyOnWriteArrayList<>();
-        private final Map<String, Long> caughtUp = new ConcurrentHashMap<>();
+        private final List<Long> sourceCaughtUp = new CopyOnWriteArrayList<>();
 
         /** Epoch millis at which the schedule started: set by the first source start, kept across failovers. */
         public long originMillis() {
@@ -68,12 +65,9 @@ public final class BurstyRuns {
             return latencies;
         }
 
-        /**
-         * Latencies of records processed while no subtask attempt was catching up after a restart
-         * (a subfamily of {@link #latencies()}): what checkpoints cost a running job.
-         */
-        public LatencyHistogram steadyLatencies() {
-            return steadyLatencies;
+        /** Every processed record with its processing time, for latencies outside recovery windows. */
+        public ProcessingLog processing() {
+            return processing;
         }
 
         /** Makes the next record through the failure injector throw (once per call). */
@@ -86,19 +80,17 @@ public final class BurstyRuns {
             return List.copyOf(failures);
         }
 
-        /** The first time the keyed subtask {@code subtask} processed a caught-up record in {@code attempt}, or null. */
-        public Long caughtUp(int subtask, int attempt) {
-            return caughtUp.get(subtask + "/" + attempt);
-        }
-
-        /** (subtask, attempt, epoch millis) of every keyed subtask start. */
-        public List<long[]> attemptStarts() {
-            return List.copyOf(attemptStarts);
-        }
-
-        /** For reports: caught-up times by "subtask/attempt". */
-        public Map<String, Long> caughtUpTimes() {
-            return new TreeMap<>(caughtUp);
+        /**
+         * The first moment after {@code failure} (epoch ms) at which a restarted source was back at
+         * the present ({@link RearmableFailureInjector}), or 0 if none was yet.
+         */
+        public long sourceCaughtUpAfter(long failure) {
+            for (long t : sourceCaughtUp) {
+                if (t > failure) {
+                    return t;
+                }
+            }
+            return 0;
         }
 
         boolean claimFailure() {
@@ -109,12 +101,8 @@ public final class BurstyRuns {
             return false;
         }
 
-        void recordAttemptStart(int subtask, int attempt) {
-            attemptStarts.add(new long[] {subtask, attempt, System.currentTimeMillis()});
-        }
-
-        void recordCaughtUp(int subtask, int attempt, long when) {
-            caughtUp.putIfAbsent(subtask + "/" + attempt, when);
+        void recordSourceCaughtUp(long when) {
+            sourceCaughtUp.add(when);
         }
     }
 }

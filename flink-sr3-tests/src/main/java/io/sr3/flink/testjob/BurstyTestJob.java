@@ -42,7 +42,8 @@ public final class BurstyTestJob {
      * The job from source to per-key results.
      *
      * @param work what the keyed operator spends per record
-     * @param caughtUpMillis a restarted subtask has caught up once a record's latency is at most this
+     * @param caughtUpMillis a restarted source has caught up once it passes a record at most this long
+     *     after the record was due
      */
     public static DataStream<KeyResult> build(StreamExecutionEnvironment env, TestJobSpec spec, BurstSchedule schedule,
             RecordWork work, long caughtUpMillis) {
@@ -56,10 +57,10 @@ public final class BurstyTestJob {
         WatermarkStrategy<Event> watermarks = WatermarkStrategy.<Event>forMonotonousTimestamps()
                 .withTimestampAssigner((event, previous) -> event.index());
         return env.fromSource(source, watermarks, "sr3-bursty-source").uid(SOURCE_UID).setParallelism(1)
-                .map(new RearmableFailureInjector(spec.runId())).uid(INJECTOR_UID).name("failure-injector")
+                .map(new RearmableFailureInjector(spec.runId(), schedule, caughtUpMillis)).uid(INJECTOR_UID).name("failure-injector")
                 .setParallelism(1)
                 .keyBy(Event::key)
-                .process(new LatencyTrackingStateFunction(spec, schedule, work, caughtUpMillis)).uid(STATE_UID)
+                .process(new LatencyTrackingStateFunction(spec, schedule, work)).uid(STATE_UID)
                 .name("keyed-state");
     }
 

@@ -16,8 +16,10 @@ import java.util.concurrent.locks.LockSupport;
  *       checkpoint that needs CPU at the same moment (a full snapshot serialized and sent to the
  *       ring) slows processing down, as on a real TaskManager with as many slots as cores.
  * </ul>
+ * {@code ballastBytesPerKey} adds state that the operator writes once per key (a profile, a model)
+ * and never changes: it makes every full snapshot large without making records large.
  */
-public record RecordWork(Kind kind, long micros) implements Serializable {
+public record RecordWork(Kind kind, long micros, int ballastBytesPerKey) implements Serializable {
 
     private static final long serialVersionUID = 1L;
 
@@ -28,17 +30,23 @@ public record RecordWork(Kind kind, long micros) implements Serializable {
     }
 
     public RecordWork {
-        if (micros < 0) {
-            throw new IllegalArgumentException("micros must be >= 0, was " + micros);
+        if (micros < 0 || ballastBytesPerKey < 0) {
+            throw new IllegalArgumentException("micros and ballastBytesPerKey must be >= 0, were " + micros + " and "
+                    + ballastBytesPerKey);
         }
     }
 
     public static RecordWork blocking(long micros) {
-        return new RecordWork(Kind.BLOCKING, micros);
+        return new RecordWork(Kind.BLOCKING, micros, 0);
     }
 
     public static RecordWork cpu(long micros) {
-        return new RecordWork(Kind.CPU, micros);
+        return new RecordWork(Kind.CPU, micros, 0);
+    }
+
+    /** The same work, plus {@code bytes} of unchanging state per key. */
+    public RecordWork withBallast(int bytes) {
+        return new RecordWork(kind, micros, bytes);
     }
 
     /** Does the work for one record on the calling thread; returns a value the JIT cannot discard. */

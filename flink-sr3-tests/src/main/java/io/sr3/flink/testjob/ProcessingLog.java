@@ -1,0 +1,51 @@
+package io.sr3.flink.testjob;
+
+import javax.annotation.concurrent.ThreadSafe;
+
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * When each record was processed and with which end-to-end latency, so that a report can leave
+ * out time windows known only afterwards (from a failure to the moment the job caught up). Two
+ * longs per processed record: a few MB for the benchmark's runs.
+ */
+@ThreadSafe
+public final class ProcessingLog {
+
+    private long[] processedAt = new long[1 << 14];
+    private long[] latencies = new long[1 << 14];
+    private int size;
+
+    synchronized void record(long atMillis, long latencyMillis) {
+        if (size == processedAt.length) {
+            processedAt = Arrays.copyOf(processedAt, size * 2);
+            latencies = Arrays.copyOf(latencies, size * 2);
+        }
+        processedAt[size] = atMillis;
+        latencies[size] = latencyMillis;
+        size++;
+    }
+
+    /**
+     * Latencies of the records processed outside every {@code [from, to]} window (epoch millis).
+     */
+    public synchronized LatencyHistogram outside(List<long[]> windows) {
+        LatencyHistogram out = new LatencyHistogram();
+        for (int i = 0; i < size; i++) {
+            if (!inAny(processedAt[i], windows)) {
+                out.record(latencies[i]);
+            }
+        }
+        return out;
+    }
+
+    private static boolean inAny(long at, List<long[]> windows) {
+        for (long[] w : windows) {
+            if (at >= w[0] && at <= w[1]) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
