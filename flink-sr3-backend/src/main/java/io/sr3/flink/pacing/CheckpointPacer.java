@@ -46,10 +46,6 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     static final Duration MIN_RATE_WINDOW = Duration.ofSeconds(1);
     /** Restarts the observed MTBF is averaged over. */
     private static final int MTBF_WINDOW = 5;
-    /** A subtask back-pressured more than this is working off a backlog, not following the input. */
-    private static final double CATCH_UP_BACK_PRESSURE = 0.2;
-    /** After a restart, the replay runs until no subtask is this loaded any more. */
-    private static final double REPLAY_LOAD = 0.9;
     /** Recent completed checkpoints handed to the policy. */
     private static final int HISTORY = 5;
 
@@ -82,11 +78,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     private boolean seenJob;
     private boolean lastReachable = true;
     private double lastCapacity = Double.MAX_VALUE;
-    private double capacityWithoutCheckpoint;
-    /** Set by a restart, cleared once no subtask is saturated by the replay any more. */
-    private boolean replaying;
-    @Nullable private Instant capacityWithoutCheckpointAt;
-    private final PeakRate peakRate;
+    private final LoadMemory loadMemory;
 
     // Read by MBean getters.
     private volatile long ageBoundMillis = -1;
@@ -120,7 +112,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         this.onStop = onStop;
         Duration fourPeriods = settings.decisionPeriod().multipliedBy(4);
         this.rateWindow = fourPeriods.compareTo(MIN_RATE_WINDOW) > 0 ? fourPeriods : MIN_RATE_WINDOW;
-        this.peakRate = new PeakRate(settings.peakMemory());
+        this.loadMemory = new LoadMemory(settings.peakMemory());
         for (Reason r : Reason.values()) {
             if (r.triggers()) {
                 triggers.put(r, new AtomicLong());
@@ -206,7 +198,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         missingSince = null;
         if (result instanceof LoadEstimator.Reset) {
             if (previousCounters != null) {
-                replaying = true; // counters went back: a restart between two polls
+                loadMemory.restarted(); // counters went back: a restart between two polls
             }
             previousCounters = view.counters();
             samples.clear();
@@ -230,19 +222,11 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         LoadEstimator.Result windowed = LoadEstimator.estimate(samples.get(0).counters(), view.counters());
         LoadEstimator.Load load = windowed instanceof LoadEstimator.Load l ? l : (LoadEstimator.Load) result;
         lastLoad = load;
-        if (load.inputRate() > 0) {
-            if (withoutCheckpoint(view)) {
-                capacityWithoutCheckpoint = load.capacity();
-                capacityWithoutCheckpointAt = now;
-            }
-            lastCapacity = replayCapacity(now, load.capacity());
-        }
-        if (replaying && hottestLoad(load) < REPLAY_LOAD) {
-            replaying = false;
+        if (loadMemory.observe(now, load, withoutCheckpoint(view))) {
             LOG.info("[pacer {}] caught up after the restart; pacing again", jobId);
         }
-        if (!replaying && !backPressured(load)) {
-            peakRate.record(now, load.inputRate());
+        if (load.inputRate() > 0) {
+            lastCapacity = loadMemory.replayCapacity(now, load.capacity());
         }
         resume();
         decide(now, view, load);
@@ -255,7 +239,8 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         Duration restore = RestoreEstimate.fromBandwidth(last == null ? 0 : last.stateSizeBytes(), restoreBandwidth());
         boolean pending = view.checkpointsInProgress() > 0 || requestPending(now, last, view.latestFailedTrigger());
         PacingInputs inputs = new PacingInputs(load.inputRate(), lastCapacity,
-                load.subtasks(), recent, pending, restore, runningSince, observedMtbf(), peakRate.peak(now), replaying);
+                load.subtasks(), recent, pending, restore, runningSince, observedMtbf(), loadMemory.peakInputRate(now),
+                loadMemory.replaying());
         Decision decision = policy.decide(inputs);
         decisions.incrementAndGet();
         warnIfStuck(view, decision, last);
@@ -317,43 +302,9 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         return true;
     }
 
-    /**
-     * The capacity a replay would have. A replay runs without a checkpoint competing for CPU, disk
-     * and network, so a capacity measured while one ran understates it: the higher of the current
-     * measurement and the latest one taken without a checkpoint (within the peak memory) counts.
-     */
-    private double replayCapacity(Instant now, double current) {
-        if (capacityWithoutCheckpointAt == null
-                || Duration.between(capacityWithoutCheckpointAt, now).compareTo(settings.peakMemory()) > 0) {
-            return current;
-        }
-        return Math.max(current, capacityWithoutCheckpoint);
-    }
-
-    private static double hottestLoad(LoadEstimator.Load load) {
-        double hottest = 0;
-        for (SubtaskLoad s : load.subtasks()) {
-            hottest = Math.max(hottest, s.load());
-        }
-        return hottest;
-    }
-
-    /**
-     * A back-pressured source reads as fast as the job takes records (a backlog), so its rate says
-     * nothing about the input's peaks.
-     */
-    private static boolean backPressured(LoadEstimator.Load load) {
-        for (SubtaskLoad s : load.subtasks()) {
-            if (s.backPressureRatio() > CATCH_UP_BACK_PRESSURE) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** A restart ends the running period that began at the previous one (or at the job's start). */
     private void noteRestart(Instant now) {
-        replaying = true;
+        loadMemory.restarted();
         failureClock.add(now);
         while (failureClock.size() > MTBF_WINDOW + 1) {
             failureClock.removeFirst();

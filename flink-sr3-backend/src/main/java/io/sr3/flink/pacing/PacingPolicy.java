@@ -142,8 +142,9 @@ public final class PacingPolicy {
         Decision.Builder out = new Decision.Builder(toDuration(tauMax), toDuration(recovery), toDuration(age), reachable);
         String load = String.format(Locale.ROOT, "age %s, bound %s, est. recovery %s, input %.0f/s (recent peak %.0f/s) of "
                         + "capacity %.0f/s, checkpoint cost %s, MTBF %s, Young %s, hottest %s", fmt(age), fmt(tauMax),
-                fmt(recovery), lambda, in.peakInputRate(), mu, fmt(cost), fmt(mtbf), fmt(young), hottest == null ? "n/a" : String.format(Locale.ROOT, "%s#%d at %.0f%%",
-                        hottest.vertex(), hottest.subtask(), 100 * hottest.load()));
+                fmt(recovery), lambda, in.peakInputRate(), mu, fmt(cost), fmt(mtbf), fmt(young), hottest == null ? "n/a"
+                        : String.format(Locale.ROOT, "%s#%d at %.0f%%", hottest.vertex(), hottest.subtask(),
+                                100 * hottest.load()));
 
         if (in.checkpointInProgress()) {
             return out.build(Action.WAIT, Reason.CHECKPOINT_IN_PROGRESS, "checkpoint in progress; " + load);

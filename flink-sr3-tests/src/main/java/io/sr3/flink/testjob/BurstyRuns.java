@@ -11,7 +11,8 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What the operators of {@link BurstyTestJob} report about a run, keyed by run id: the schedule's
- * origin, end-to-end latencies, injected failures and when each restarted source caught up. Static for the same reason as {@link RunRegistry} (MiniCluster only); {@link #remove} frees a run.
+ * origin, end-to-end latencies, injected failures and when each restarted source caught up.
+ * Static for the same reason as {@link RunRegistry} (MiniCluster only); {@link #remove} frees a run.
  */
 @ThreadSafe
 public final class BurstyRuns {

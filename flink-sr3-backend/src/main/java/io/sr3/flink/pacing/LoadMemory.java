@@ -1,0 +1,93 @@
+package io.sr3.flink.pacing;
+
+import javax.annotation.Nullable;
+import javax.annotation.concurrent.NotThreadSafe;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * What the pacer remembers about a job's load beyond the current rate window, fed with every
+ * fresh {@link LoadEstimator.Load}:
+ * <ul>
+ *   <li>the recent peak input rate ({@link PeakRate}), leaving out rates measured while a subtask
+ *       was back-pressured or the job was replaying, because a source that works off a backlog
+ *       reads as fast as the job takes records;
+ *   <li>the capacity measured while no checkpoint ran: a replay runs without one competing for
+ *       CPU, disk and network, so a capacity measured during a checkpoint understates it;
+ *   <li>whether the job is still replaying after a restart: from the restart until no subtask is
+ *       saturated any more.
+ * </ul>
+ * Both memories last {@code sr3.pacing.peak-memory}.
+ */
+@NotThreadSafe
+final class LoadMemory {
+
+    /** A subtask back-pressured more than this is working off a backlog, not following the input. */
+    static final double BACKLOG_BACK_PRESSURE = 0.2;
+    /** After a restart, the replay runs until no subtask is this loaded any more. */
+    static final double REPLAY_LOAD = 0.9;
+
+    private final Duration memory;
+    private final PeakRate peak;
+    private double capacityWithoutCheckpoint;
+    @Nullable private Instant capacityWithoutCheckpointAt;
+    private boolean replaying;
+
+    LoadMemory(Duration memory) {
+        this.memory = memory;
+        this.peak = new PeakRate(memory);
+    }
+
+    /** The job restarted: it replays until no subtask is saturated any more. */
+    void restarted() {
+        replaying = true;
+    }
+
+    /**
+     * Takes in a fresh load.
+     *
+     * @param withoutCheckpoint no checkpoint ran during the load's window
+     * @return true when this load ended a replay
+     */
+    boolean observe(Instant now, LoadEstimator.Load load, boolean withoutCheckpoint) {
+        if (withoutCheckpoint && load.inputRate() > 0) {
+            capacityWithoutCheckpoint = load.capacity();
+            capacityWithoutCheckpointAt = now;
+        }
+        boolean caughtUp = replaying && hottest(load) < REPLAY_LOAD;
+        if (caughtUp) {
+            replaying = false;
+        }
+        if (!replaying && !backPressured(load)) {
+            peak.record(now, load.inputRate());
+        }
+        return caughtUp;
+    }
+
+    boolean replaying() {
+        return replaying;
+    }
+
+    /** The highest input rate remembered, or 0. */
+    double peakInputRate(Instant now) {
+        return peak.peak(now);
+    }
+
+    /** The capacity a replay would have: the higher of {@code current} and the latest one measured without a checkpoint. */
+    double replayCapacity(Instant now, double current) {
+        if (capacityWithoutCheckpointAt == null
+                || Duration.between(capacityWithoutCheckpointAt, now).compareTo(memory) > 0) {
+            return current;
+        }
+        return Math.max(current, capacityWithoutCheckpoint);
+    }
+
+    private static double hottest(LoadEstimator.Load load) {
+        return load.subtasks().stream().mapToDouble(SubtaskLoad::load).max().orElse(0);
+    }
+
+    private static boolean backPressured(LoadEstimator.Load load) {
+        return load.subtasks().stream().anyMatch(s -> s.backPressureRatio() > BACKLOG_BACK_PRESSURE);
+    }
+}
