@@ -112,7 +112,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         this.onStop = onStop;
         Duration fourPeriods = settings.decisionPeriod().multipliedBy(4);
         this.rateWindow = fourPeriods.compareTo(MIN_RATE_WINDOW) > 0 ? fourPeriods : MIN_RATE_WINDOW;
-        this.loadMemory = new LoadMemory(settings.peakMemory());
+        this.loadMemory = new LoadMemory(settings.peakMemory(), settings.maxRecoveryTime());
         for (Reason r : Reason.values()) {
             if (r.triggers()) {
                 triggers.put(r, new AtomicLong());
@@ -198,7 +198,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         missingSince = null;
         if (result instanceof LoadEstimator.Reset) {
             if (previousCounters != null) {
-                loadMemory.restarted(); // counters went back: a restart between two polls
+                loadMemory.restarted(now); // counters went back: a restart between two polls
             }
             previousCounters = view.counters();
             samples.clear();
@@ -222,8 +222,9 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         LoadEstimator.Result windowed = LoadEstimator.estimate(samples.get(0).counters(), view.counters());
         LoadEstimator.Load load = windowed instanceof LoadEstimator.Load l ? l : (LoadEstimator.Load) result;
         lastLoad = load;
-        if (loadMemory.observe(now, load, withoutCheckpoint(view))) {
-            LOG.info("[pacer {}] caught up after the restart; pacing again", jobId);
+        String replayEnded = loadMemory.observe(now, load, withoutCheckpoint(view));
+        if (replayEnded != null) {
+            LOG.info("[pacer {}] {}; pacing again", jobId, replayEnded);
         }
         if (load.inputRate() > 0) {
             lastCapacity = loadMemory.replayCapacity(now, load.capacity());
@@ -304,7 +305,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
 
     /** A restart ends the running period that began at the previous one (or at the job's start). */
     private void noteRestart(Instant now) {
-        loadMemory.restarted();
+        loadMemory.restarted(now);
         failureClock.add(now);
         while (failureClock.size() > MTBF_WINDOW + 1) {
             failureClock.removeFirst();

@@ -16,7 +16,8 @@ import java.time.Instant;
  *   <li>the capacity measured while no checkpoint ran: a replay runs without one competing for
  *       CPU, disk and network, so a capacity measured during a checkpoint understates it;
  *   <li>whether the job is still replaying after a restart: from the restart until no subtask is
- *       saturated any more.
+ *       saturated any more, for at most the recovery-time bound (a job still saturated then is
+ *       overloaded by its input, and holding checkpoints back no longer protects a replay).
  * </ul>
  * Both memories last {@code sr3.pacing.peak-memory}.
  */
@@ -29,44 +30,56 @@ final class LoadMemory {
     static final double REPLAY_LOAD = 0.9;
 
     private final Duration memory;
+    private final Duration longestReplay;
     private final PeakRate peak;
     private double capacityWithoutCheckpoint;
     @Nullable private Instant capacityWithoutCheckpointAt;
-    private boolean replaying;
+    @Nullable private Instant restartedAt;
 
-    LoadMemory(Duration memory) {
+    LoadMemory(Duration memory, Duration longestReplay) {
         this.memory = memory;
+        this.longestReplay = longestReplay;
         this.peak = new PeakRate(memory);
     }
 
-    /** The job restarted: it replays until no subtask is saturated any more. */
-    void restarted() {
-        replaying = true;
+    /** The job restarted at {@code now}: it replays until no subtask is saturated any more. */
+    void restarted(Instant now) {
+        restartedAt = now;
     }
 
     /**
      * Takes in a fresh load.
      *
      * @param withoutCheckpoint no checkpoint ran during the load's window
-     * @return true when this load ended a replay
+     * @return why a replay ended with this load, or null
      */
-    boolean observe(Instant now, LoadEstimator.Load load, boolean withoutCheckpoint) {
+    @Nullable
+    String observe(Instant now, LoadEstimator.Load load, boolean withoutCheckpoint) {
         if (withoutCheckpoint && load.inputRate() > 0) {
             capacityWithoutCheckpoint = load.capacity();
             capacityWithoutCheckpointAt = now;
         }
-        boolean caughtUp = replaying && hottest(load) < REPLAY_LOAD;
-        if (caughtUp) {
-            replaying = false;
+        String ended = null;
+        if (restartedAt != null) {
+            Duration since = Duration.between(restartedAt, now);
+            if (hottest(load) < REPLAY_LOAD) {
+                ended = "caught up " + since.toMillis() + " ms after the restart";
+            } else if (since.compareTo(longestReplay) > 0) {
+                ended = "still saturated " + since.toMillis() + " ms after the restart, longer than the recovery-time "
+                        + "bound: the input overloads the job, so holding checkpoints back protects no replay";
+            }
+            if (ended != null) {
+                restartedAt = null;
+            }
         }
-        if (!replaying && !backPressured(load)) {
+        if (restartedAt == null && !backPressured(load)) {
             peak.record(now, load.inputRate());
         }
-        return caughtUp;
+        return ended;
     }
 
     boolean replaying() {
-        return replaying;
+        return restartedAt != null;
     }
 
     /** The highest input rate remembered, or 0. */

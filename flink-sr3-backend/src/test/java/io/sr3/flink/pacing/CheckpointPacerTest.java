@@ -170,6 +170,31 @@ class CheckpointPacerTest {
         assertThat(pacer.getTriggersAgeBound()).as("caught up: the bound rules again").isPositive();
     }
 
+    /**
+     * 92% busy for longer than the 30 s bound after a restart: that is overload, not a replay, so
+     * pacing resumes (the bound at that load is 28*78/900 - 2 = 0.4 s, so the age bound triggers).
+     */
+    @Test
+    void aReplayIsLeftAloneForAtMostTheRecoveryTimeBound() {
+        endpoint.views.add(running(0, 100, 0.1));
+        pacer.tick();
+        endpoint.views.add(new JobView("RESTARTING", false, null, List.of(), 0, null));
+        pacer.tick();
+        for (int second = 0; second < 30; second++) {
+            clock.advance(Duration.ofSeconds(1));
+            endpoint.views.add(running(second, 900, 0.92));
+            pacer.tick();
+        }
+        assertThat(endpoint.triggers).as("no trigger during the first 30 s").isZero();
+
+        for (int second = 30; second < 33; second++) {
+            clock.advance(Duration.ofSeconds(1));
+            endpoint.views.add(running(second, 900, 0.92));
+            pacer.tick();
+        }
+        assertThat(endpoint.triggers).as("still saturated after the bound: paced again").isPositive();
+    }
+
     @Test
     void measuredRestoreRatesReplaceTheConfiguredBandwidth() {
         // 1000 bytes of state: instant at the configured 100 MiB/s, 100 s at a measured 10 B/s.
