@@ -169,9 +169,14 @@ final class Sr3OutputStream extends FSDataOutputStream {
         return refs;
     }
 
+    /**
+     * Deletes the blocks written so far, including those still in flight. A block in flight is
+     * deleted by the thread that completes its write, a network thread, so the delete must not
+     * wait there (it would wait for an answer only that thread can read).
+     */
     private void discardBlocks() {
         for (CompletableFuture<Manifest.BlockRef> block : blocks) {
-            block.thenAccept(ref -> node.storage().deleteOn(ref.key(), ref.holders()));
+            block.thenCompose(ref -> node.storage().deleteOnAsync(ref.key(), ref.holders()));
         }
     }
 

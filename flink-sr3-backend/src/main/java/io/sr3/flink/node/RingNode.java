@@ -4,6 +4,7 @@ import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
+import io.netty.util.concurrent.EventExecutor;
 import io.sr3.flink.restore.NetworkView;
 import io.sr3.flink.restore.RestoreStats;
 import io.sr3.flink.ring.Member;
@@ -17,6 +18,7 @@ import io.sr3.flink.transport.Payloads;
 import io.sr3.flink.transport.RelayRequest;
 import io.sr3.flink.transport.TransportClient;
 import io.sr3.flink.transport.TransportServer;
+import org.apache.flink.annotation.VisibleForTesting;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -128,6 +130,31 @@ public final class RingNode implements AutoCloseable {
         node.scheduler.scheduleWithFixedDelay(() -> node.failureDetector.runRound(),
                 config.pingInterval().toMillis(), config.pingInterval().toMillis(), TimeUnit.MILLISECONDS);
         return node;
+    }
+
+    /** Whether the calling thread is one of this node's network (event loop) threads, which must never block. */
+    boolean onNetworkThread() {
+        for (EventExecutor loop : eventLoops) {
+            if (loop.inEventLoop()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** Runs {@code task} on one of this node's network threads (for tests of what must not block there). */
+    @VisibleForTesting
+    CompletableFuture<Void> runOnNetworkThread(Runnable task) {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        eventLoops.next().execute(() -> {
+            try {
+                task.run();
+                done.complete(null);
+            } catch (Throwable t) {
+                done.completeExceptionally(t);
+            }
+        });
+        return done;
     }
 
     public Member self() {

@@ -33,6 +33,10 @@ import java.util.zip.CRC32C;
  * blob. Reads try the known holders first (this node before others, so local recovery is free),
  * then the rest of the ring in order, and verify length and CRC32C against what the caller
  * expects: a corrupt or missing replica is logged and skipped, never returned.
+ *
+ * <p>The blocking methods throw {@link IllegalStateException} on the node's own network threads
+ * instead of waiting there forever; callbacks of the returned futures, which those threads run,
+ * use the asynchronous methods.
  */
 @ThreadSafe
 public final class RingStorage {
@@ -66,6 +70,7 @@ public final class RingStorage {
 
     /** Blocking form of {@link #write}. */
     public List<Member> writeAndWait(String key, byte[] data, boolean writerFirst) throws IOException {
+        requireBlockingAllowed("writing " + key);
         return await(write(key, data, writerFirst));
     }
 
@@ -78,6 +83,7 @@ public final class RingStorage {
      */
     public byte[] readVerified(String key, int length, int crc32c, List<Member> holders, String description)
             throws IOException {
+        requireBlockingAllowed("reading " + description);
         Map<String, String> failures = new LinkedHashMap<>();
         for (Member candidate : readOrder(key, holders)) {
             try {
@@ -112,6 +118,7 @@ public final class RingStorage {
      */
     @Nullable
     public byte[] readAny(String key, String description) throws IOException {
+        requireBlockingAllowed("reading " + description);
         Map<String, String> failures = new LinkedHashMap<>();
         ConsistentHash ring = node.membership().ring();
         int notFound = 0;
@@ -145,8 +152,21 @@ public final class RingStorage {
      * effort: holders that are not live are skipped rather than waited for (Flink deletes
      * subsumed checkpoints on the JobManager's main thread), and their copies stay behind as
      * orphans.
+     *
+     * @throws IllegalStateException when called on one of this node's network threads, which
+     *     would wait for an answer only that thread can read
      */
     public void deleteOn(String key, @Nullable List<Member> holders) {
+        requireBlockingAllowed("deleting " + key);
+        deleteOnAsync(key, holders).join();
+    }
+
+    /**
+     * {@link #deleteOn} without waiting: safe from any thread, including a callback that a network
+     * thread runs when a write completes. The future completes when every delete was answered or
+     * failed; it never fails itself.
+     */
+    public CompletableFuture<Void> deleteOnAsync(String key, @Nullable List<Member> holders) {
         List<Member> targets = new ArrayList<>();
         for (Member target : holders != null ? holders : node.membership().members()) {
             if (node.membership().isLive(target)) {
@@ -160,11 +180,24 @@ public final class RingStorage {
                 return null;
             }));
         }
-        CompletableFuture.allOf(deletes.toArray(new CompletableFuture[0])).join();
+        return CompletableFuture.allOf(deletes.toArray(new CompletableFuture[0]));
+    }
+
+    /**
+     * Blocking on one of this node's network threads deadlocks it: the answer waited for arrives
+     * on a connection that thread serves, and every other connection it serves stops too.
+     */
+    private void requireBlockingAllowed(String what) {
+        if (node.onNetworkThread()) {
+            throw new IllegalStateException("[" + node.self().id() + "] " + what + " would block the ring's network "
+                    + "thread " + Thread.currentThread().getName() + " until an answer that only this thread can read: "
+                    + "use the asynchronous variant from callbacks");
+        }
     }
 
     /** Every key under a prefix on any live node, with one node that holds it. */
     public Map<String, Member> listEverywhere(String prefix) throws IOException {
+        requireBlockingAllowed("listing " + prefix);
         Map<String, Member> found = new LinkedHashMap<>();
         Map<String, String> failures = new LinkedHashMap<>();
         for (Member member : node.membership().members()) {

@@ -5,9 +5,14 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -59,6 +64,38 @@ class RingStorageTest {
         assertThat(read).isEqualTo(data);
         assertThat(writer.metrics().replicaFallbacks.get()).isEqualTo(1);
         assertThat(writer.metrics().bytesReadRemote.get()).isEqualTo(data.length);
+    }
+
+    /**
+     * A delete that waits on one of the node's network threads would wait for an answer only that
+     * thread can read (a checkpoint stream discarded while its last block was in flight hung a
+     * TaskManager's ring traffic this way): it fails at once and names the thread, and the
+     * asynchronous delete works from there.
+     */
+    @Test
+    void blockingOnANetworkThreadFailsFastAndTheAsyncDeleteWorksThere() throws Exception {
+        ring = TestingRing.start(2, TestingRing.testConfig(), root);
+        RingNode writer = ring.node(0);
+        List<Member> holders = writer.storage().writeAndWait("b-n-0", new byte[] {4, 2}, true);
+
+        assertThatThrownBy(() -> writer.runOnNetworkThread(() -> writer.storage().deleteOn("b-n-0", holders))
+                .get(10, TimeUnit.SECONDS))
+                .isInstanceOf(ExecutionException.class)
+                .cause().isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("would block the ring's network thread sr3-netty");
+        assertThatThrownBy(() -> writer.runOnNetworkThread(() -> {
+            try {
+                writer.storage().writeAndWait("b-n-1", new byte[] {1}, true);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }).get(10, TimeUnit.SECONDS)).cause().hasMessageContaining("writing b-n-1 would block");
+
+        CompletableFuture<CompletableFuture<Void>> started = new CompletableFuture<>();
+        writer.runOnNetworkThread(() -> started.complete(writer.storage().deleteOnAsync("b-n-0", holders)))
+                .get(10, TimeUnit.SECONDS);
+        started.get().get(10, TimeUnit.SECONDS);
+        assertThat(ring.nodes().stream().filter(n -> n.store().contains("b-n-0")).count()).isZero();
     }
 
     @Test
