@@ -150,23 +150,12 @@ class CheckpointPacerTest {
      */
     @Test
     void aReplayAfterARestartIsNotSlowedDownByTriggers() {
-        endpoint.views.add(running(0, 100, 0.1));
-        pacer.tick();
-        endpoint.views.add(new JobView("RESTARTING", false, null, List.of(), 0, null));
-        pacer.tick();
-        for (int second = 0; second < 4; second++) {
-            clock.advance(Duration.ofSeconds(1));
-            endpoint.views.add(running(second, 900, 0.95));
-            pacer.tick();
-        }
+        restart();
+        runFor(0, 4, 900, 0.95);
         assertThat(endpoint.triggers).as("no trigger while replaying").isZero();
         assertThat(pacer.getLastReason()).isEqualTo(Decision.Reason.CATCHING_UP.name());
 
-        for (int second = 4; second < 8; second++) {
-            clock.advance(Duration.ofSeconds(1));
-            endpoint.views.add(running(second, 900, 0.8));
-            pacer.tick();
-        }
+        runFor(4, 8, 900, 0.8);
         assertThat(pacer.getTriggersAgeBound()).as("caught up: the bound rules again").isPositive();
     }
 
@@ -176,23 +165,29 @@ class CheckpointPacerTest {
      */
     @Test
     void aReplayIsLeftAloneForAtMostTheRecoveryTimeBound() {
+        restart();
+        runFor(0, 30, 900, 0.92);
+        assertThat(endpoint.triggers).as("no trigger during the first 30 s").isZero();
+
+        runFor(30, 33, 900, 0.92);
+        assertThat(endpoint.triggers).as("still saturated after the bound: paced again").isPositive();
+    }
+
+    /** The job ran, then the pacer sees it RESTARTING. */
+    private void restart() {
         endpoint.views.add(running(0, 100, 0.1));
         pacer.tick();
         endpoint.views.add(new JobView("RESTARTING", false, null, List.of(), 0, null));
         pacer.tick();
-        for (int second = 0; second < 30; second++) {
-            clock.advance(Duration.ofSeconds(1));
-            endpoint.views.add(running(second, 900, 0.92));
-            pacer.tick();
-        }
-        assertThat(endpoint.triggers).as("no trigger during the first 30 s").isZero();
+    }
 
-        for (int second = 30; second < 33; second++) {
+    /** One decision per second from {@code from} to {@code to} (exclusive) at {@code rate} and {@code busy}. */
+    private void runFor(int from, int to, long rate, double busy) {
+        for (int second = from; second < to; second++) {
             clock.advance(Duration.ofSeconds(1));
-            endpoint.views.add(running(second, 900, 0.92));
+            endpoint.views.add(running(second, rate, busy));
             pacer.tick();
         }
-        assertThat(endpoint.triggers).as("still saturated after the bound: paced again").isPositive();
     }
 
     @Test
