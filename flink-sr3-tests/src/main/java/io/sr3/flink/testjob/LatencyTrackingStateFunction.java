@@ -13,7 +13,8 @@ import java.util.Random;
  * {@link KeyedStateFunction} (composed, so the results are exactly those of
  * {@link StatefulTestJob}) plus a fixed amount of work per record, and the end-to-end latency
  * of every record: from its due time in the {@link BurstSchedule} to the end of its processing.
- * The work is a {@link RecordWork}: a blocking wait or CPU time; Flink counts either as busy time.
+ * The work is a {@link RecordWork}: a blocking wait or CPU time (Flink counts either as busy
+ * time), and optionally a ballast of unchanging state written on a key's first record.
  */
 final class LatencyTrackingStateFunction extends KeyedProcessFunction<Integer, Event, KeyResult> {
 
