@@ -122,7 +122,7 @@ public final class PacingBenchmark {
 
     /** What one run measured. */
     record Run(String setup, int round, List<Long> failureOffsets, List<Long> recoveries, long p99, long p99Steady,
-            long p50, long records, long checkpoints, long checkpointsInBursts, long meanCheckpointMillis,
+            long p99Bursts, long p99Quiet, long p50, long records, long checkpoints, long checkpointsInBursts, long meanCheckpointMillis,
             long maxStateBytes, boolean exact, Map<String, Long> pacerTriggers) {}
 
     private int run(Path resultsDirectory) throws Exception {
@@ -140,9 +140,9 @@ public final class PacingBenchmark {
             for (Setup setup : setups) {
                 Run r = runOnce(setup, round, failures);
                 runs.add(r);
-                say("%s round %d: recoveries %s ms, p99 %d ms (outside recovery %d ms), %d checkpoints (%d in bursts, mean %d ms, "
-                        + "up to %d MiB), pacer %s, results %s", setup.label(), round, r.recoveries(), r.p99(),
-                        r.p99Steady(), r.checkpoints(), r.checkpointsInBursts(), r.meanCheckpointMillis(),
+                say("%s round %d: recoveries %s ms, p99 %d ms (outside recovery %d ms: bursts %d, quiet %d), p50 %d ms, "
+                        + "%d checkpoints (%d in bursts, mean %d ms, up to %d MiB), pacer %s, results %s", setup.label(),
+                        round, r.recoveries(), r.p99(), r.p99Steady(), r.p99Bursts(), r.p99Quiet(), r.p50(), r.checkpoints(), r.checkpointsInBursts(), r.meanCheckpointMillis(),
                         r.maxStateBytes() >> 20, r.pacerTriggers(), r.exact() ? "exact" : "WRONG");
             }
         }
@@ -162,7 +162,9 @@ public final class PacingBenchmark {
             m.put("recoveryMillis", r.recoveries());
             m.put("p50Millis", r.p50());
             m.put("p99Millis", r.p99());
-            m.put("p99SteadyMillis", r.p99Steady());
+            m.put("p99OutsideRecoveryMillis", r.p99Steady());
+            m.put("p99OutsideRecoveryBurstsMillis", r.p99Bursts());
+            m.put("p99OutsideRecoveryQuietMillis", r.p99Quiet());
             m.put("recordsProcessed", r.records());
             m.put("completedCheckpoints", r.checkpoints());
             m.put("checkpointsTriggeredInBursts", r.checkpointsInBursts());
@@ -288,7 +290,10 @@ public final class PacingBenchmark {
                 triggers.put("steadyInterval", pacer[0].getTriggersSteadyInterval());
             }
             return new Run(setup.label(), round, failureOffsets, recoveries, bursty.latencies().quantile(0.99),
-                    bursty.processing().outside(recoveryWindows).quantile(0.99), bursty.latencies().quantile(0.5),
+                    bursty.processing().outside(recoveryWindows).quantile(0.99),
+                    bursty.processing().dueWithin(phases(bursty.originMillis(), true), recoveryWindows).quantile(0.99),
+                    bursty.processing().dueWithin(phases(bursty.originMillis(), false), recoveryWindows).quantile(0.99),
+                    bursty.latencies().quantile(0.5),
                     bursty.latencies().count(), checkpoints, inBursts, meanMillis, maxState, exact, triggers);
         } finally {
             RunRegistry.remove(runId);
@@ -296,6 +301,18 @@ public final class PacingBenchmark {
             ring.close();
             deleteQuietly(runDir);
         }
+    }
+
+    /** [start, end) epoch millis of the burst phases, or of all the others. */
+    static List<long[]> phases(long origin, boolean bursts) {
+        List<long[]> out = new ArrayList<>();
+        List<long[]> bounds = SCHEDULE.phaseBounds();
+        for (int i = 0; i < bounds.size(); i++) {
+            if (SCHEDULE.phases().get(i).name().equals("burst") == bursts) {
+                out.add(new long[] {origin + bounds.get(i)[0], origin + bounds.get(i)[1]});
+            }
+        }
+        return out;
     }
 
     /** Whether {@code offsetMillis} after the origin falls into a burst phase of the schedule. */
@@ -382,11 +399,13 @@ public final class PacingBenchmark {
         md.append("\nThe machine is shared with another engineer's builds and tests, so all numbers are noisy.\n\n## Setup\n\n");
         parameters().forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
         md.append("\n## Results\n\n").append(summary).append("\n## Per run\n\n| Setup | Round | failures at (ms) | "
-                + "recoveries (ms) | p50 | p99 | p99 outside recovery | checkpoints (in bursts) | mean checkpoint | largest state "
-                + "| pacer triggers | exact |\n|---|---:|---|---|---:|---:|---:|---:|---:|---:|---|---|\n");
+                + "recoveries (ms) | p50 | p99 | p99 outside recovery (bursts / quiet) | checkpoints (in bursts) | mean "
+                + "checkpoint | largest state | pacer triggers | exact |\n"
+                + "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---|---|\n");
         for (Run r : runs) {
-            md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %d | %d | %d | %d (%d) | %d ms | %.1f MiB | %s | %s |%n",
-                    r.setup(), r.round(), r.failureOffsets(), r.recoveries(), r.p50(), r.p99(), r.p99Steady(),
+            md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %d | %d | %d (%d / %d) | %d (%d) | %d ms | %.1f MiB "
+                            + "| %s | %s |%n", r.setup(), r.round(), r.failureOffsets(), r.recoveries(), r.p50(), r.p99(),
+                    r.p99Steady(), r.p99Bursts(), r.p99Quiet(),
                     r.checkpoints(), r.checkpointsInBursts(), r.meanCheckpointMillis(), r.maxStateBytes() / 1048576.0,
                     r.pacerTriggers().isEmpty() ? "-" : r.pacerTriggers(), r.exact() ? "yes" : "NO"));
         }

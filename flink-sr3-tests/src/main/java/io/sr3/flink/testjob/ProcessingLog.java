@@ -40,6 +40,27 @@ public final class ProcessingLog {
         return out;
     }
 
+    /**
+     * Latencies of the records processed outside every {@code [from, to]} window whose due time
+     * (processing time minus latency) falls into one of the {@code [from, to)} {@code periods}
+     * (epoch millis), such as the bursts of a schedule.
+     */
+    public synchronized LatencyHistogram dueWithin(List<long[]> periods, List<long[]> windows) {
+        LatencyHistogram out = new LatencyHistogram();
+        for (int i = 0; i < size; i++) {
+            long due = processedAt[i] - latencies[i];
+            for (long[] p : periods) {
+                if (due >= p[0] && due < p[1]) {
+                    if (!inAny(processedAt[i], windows)) {
+                        out.record(latencies[i]);
+                    }
+                    break;
+                }
+            }
+        }
+        return out;
+    }
+
     private static boolean inAny(long at, List<long[]> windows) {
         for (long[] w : windows) {
             if (at >= w[0] && at <= w[1]) {
