@@ -416,7 +416,8 @@ public final class PacingBenchmark {
                 + "- End-to-end latency: from a record's due time in the schedule (when it would have been appended to a "
                 + "log) to the end of its processing in the keyed operator, for every record processed (replayed records "
                 + "count again). \"Outside recovery\" leaves out the records processed between a failure and the "
-                + "moment its recovery ended (caught up): the latency of the running job, checkpoints included.\n"
+                + "moment its recovery ended (caught up): the latency of the running job, checkpoints included. "
+                + "\"(bursts / quiet)\" splits it by the phase in which a record was due.\n"
                 + "- The failure moments are drawn once per round (seeded) and used for every setup of that round.\n"
                 + "- Checkpoint statistics come from Flink; pacer triggers from its MBean counters.\n");
         return md.toString();
