@@ -81,9 +81,9 @@ public final class Sr3PacingOptions {
                     .withDescription("How long the pacer remembers the highest input rate it measured. While the load is "
                             + "low, it keeps the checkpoint age under what a return of that peak would allow, so that "
                             + "the next burst finds a fresh checkpoint instead of forcing one at its busiest moment. "
-                            + "Set it to about the time between your bursts, or longer. It is also how long a "
-                            + "capacity measured while no checkpoint ran is preferred to one measured during a "
-                            + "checkpoint (a replay runs without one).");
+                            + "Set it to about the time between your bursts, or longer. It is also how long the "
+                            + "capacity measured while no checkpoint ran, and the rate of the last replay after a "
+                            + "restart, count as the capacity a replay would have.");
 
     public static final ConfigOption<String> REST_URL =
             ConfigOptions.key("sr3.pacing.rest-url")

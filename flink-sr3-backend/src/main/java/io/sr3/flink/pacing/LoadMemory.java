@@ -15,6 +15,9 @@ import java.time.Instant;
  *       reads as fast as the job takes records;
  *   <li>the capacity measured while no checkpoint ran: a replay runs without one competing for
  *       CPU, disk and network, so a capacity measured during a checkpoint understates it;
+ *   <li>the rate of the last replays: after a restart the sources read the backlog as fast as
+ *       the job takes it, which measures the replay capacity directly (busy time in a burst
+ *       understates it when the job shares its cores);
  *   <li>whether the job is still replaying after a restart: from the restart until no subtask is
  *       saturated any more, for at most the recovery-time bound (a job still saturated then is
  *       overloaded by its input, and holding checkpoints back no longer protects a replay).
@@ -32,6 +35,7 @@ final class LoadMemory {
     private final Duration memory;
     private final Duration longestReplay;
     private final PeakRate peak;
+    private final PeakRate replayRate;
     private double capacityWithoutCheckpoint;
     @Nullable private Instant capacityWithoutCheckpointAt;
     @Nullable private Instant restartedAt;
@@ -40,6 +44,7 @@ final class LoadMemory {
         this.memory = memory;
         this.longestReplay = longestReplay;
         this.peak = new PeakRate(memory);
+        this.replayRate = new PeakRate(memory);
     }
 
     /** The job restarted at {@code now}: it replays until no subtask is saturated any more. */
@@ -58,6 +63,9 @@ final class LoadMemory {
         if (withoutCheckpoint && load.inputRate() > 0) {
             capacityWithoutCheckpoint = load.capacity();
             capacityWithoutCheckpointAt = now;
+        }
+        if (restartedAt != null && withoutCheckpoint) {
+            replayRate.record(now, load.inputRate());
         }
         String ended = null;
         if (restartedAt != null) {
@@ -87,13 +95,17 @@ final class LoadMemory {
         return peak.peak(now);
     }
 
-    /** The capacity a replay would have: the higher of {@code current} and the latest one measured without a checkpoint. */
+    /**
+     * The capacity a replay would have: the highest of {@code current}, the latest capacity
+     * measured without a checkpoint and the fastest recent replay.
+     */
     double replayCapacity(Instant now, double current) {
+        double capacity = Math.max(current, replayRate.peak(now));
         if (capacityWithoutCheckpointAt == null
                 || Duration.between(capacityWithoutCheckpointAt, now).compareTo(memory) > 0) {
-            return current;
+            return capacity;
         }
-        return Math.max(current, capacityWithoutCheckpoint);
+        return Math.max(capacity, capacityWithoutCheckpoint);
     }
 
     private static double hottest(LoadEstimator.Load load) {

@@ -173,6 +173,45 @@ class CheckpointPacerTest {
         assertThat(endpoint.triggers).as("still saturated after the bound: paced again").isPositive();
     }
 
+    /**
+     * A replay after a restart ran at 3,000 records/s without a checkpoint. Then, at 1,500/s with
+     * the keyed subtask 85% busy, busy time alone says capacity 1,765/s and a bound of
+     * 28*265/1500 - 2 = 2.9 s; the replay showed the job can take 3,000/s, so the bound is
+     * 28*1500/1500 - 2 = 26 s.
+     */
+    @Test
+    void theRateOfAReplayIsTheCapacityTheModelUses() {
+        restart();
+        long records = 0;
+        double busyMs = 0;
+        int second = 0;
+        for (; second < 4; second++) {
+            clock.advance(Duration.ofSeconds(1));
+            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(20)));
+            pacer.tick();
+            records += 3000;
+            busyMs += 950;
+        }
+        TestingJobEndpoint otherEndpoint = new TestingJobEndpoint();
+        CheckpointPacer withoutReplay = new CheckpointPacer("other", settings, otherEndpoint, clock, unused, () -> {});
+        long otherRecords = 0;
+        double otherBusy = 0;
+        for (int i = 0; i < 6; i++, second++) {
+            clock.advance(Duration.ofSeconds(1));
+            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(20)));
+            otherEndpoint.views.add(view(otherRecords, otherBusy, i * 1000L, Duration.ofSeconds(20)));
+            pacer.tick();
+            withoutReplay.tick();
+            records += 1500;
+            busyMs += 850;
+            otherRecords += 1500;
+            otherBusy += 850;
+        }
+
+        assertThat(pacer.getCheckpointAgeBoundMillis()).as("capacity from the replay").isBetween(25_000L, 27_000L);
+        assertThat(withoutReplay.getCheckpointAgeBoundMillis()).as("capacity from busy time").isBetween(2_500L, 3_300L);
+    }
+
     /** The job ran, then the pacer sees it RESTARTING. */
     private void restart() {
         endpoint.views.add(running(0, 100, 0.1));
