@@ -22,7 +22,7 @@ import java.time.Instant;
  *       saturated any more, for at most the recovery-time bound (a job still saturated then is
  *       overloaded by its input, and holding checkpoints back no longer protects a replay).
  * </ul>
- * Both memories last {@code sr3.pacing.peak-memory}.
+ * The peak, the capacity and the replay rate are remembered for {@code sr3.pacing.peak-memory}.
  */
 @NotThreadSafe
 final class LoadMemory {
