@@ -117,13 +117,15 @@ final class Sr3OutputStream extends FSDataOutputStream {
             return;
         }
         closed = true;
+        CompletableFuture<List<Member>> manifestWrite = null;
         try {
             sendBlock();
             List<Manifest.BlockRef> refs = awaitBlocks();
             Manifest manifest = new Manifest(path, false, System.currentTimeMillis(), position, refs);
-            node.storage().writeAndWait(NamespaceKeys.manifestKey(path), manifest.encode(), false);
+            manifestWrite = node.storage().write(NamespaceKeys.manifestKey(path), manifest.encode(), false);
+            RingStorage.await(manifestWrite);
         } catch (IOException e) {
-            discardBlocks();
+            discard(manifestWrite);
             throw new IOException("Could not write " + displayPath + " to the sr3 ring: " + e.getMessage(), e);
         }
         if (replaced != null) {
@@ -170,11 +172,18 @@ final class Sr3OutputStream extends FSDataOutputStream {
     }
 
     /**
-     * Deletes the blocks written so far, including those still in flight. A block in flight is
-     * deleted by the thread that completes its write, a network thread, so the delete must not
-     * wait there (it would wait for an answer only that thread can read).
+     * Deletes what a failed close wrote: the blocks, including those still in flight, and the
+     * manifest if its write was started. A write can still land after the close failed (Flink
+     * interrupts a cancelled checkpoint's thread while it waits), so each delete runs once its
+     * write has settled, on the thread that completes the write: a network thread, where the
+     * delete must not wait (it would wait for an answer only that thread can read). A manifest
+     * that replaced an existing file is left alone: deleting its key would delete that file.
      */
-    private void discardBlocks() {
+    private void discard(@Nullable CompletableFuture<List<Member>> manifestWrite) {
+        if (manifestWrite != null && replaced == null) {
+            String key = NamespaceKeys.manifestKey(path);
+            manifestWrite.handle((holders, error) -> node.storage().deleteOnAsync(key, null));
+        }
         for (CompletableFuture<Manifest.BlockRef> block : blocks) {
             block.thenCompose(ref -> node.storage().deleteOnAsync(ref.key(), ref.holders()));
         }

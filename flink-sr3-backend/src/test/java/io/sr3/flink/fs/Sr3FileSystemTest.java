@@ -72,6 +72,41 @@ class Sr3FileSystemTest {
         }
     }
 
+    /**
+     * Flink interrupts the thread of a cancelled checkpoint upload. When that happens while close()
+     * waits for the manifest, the manifest still lands a moment later; with its blocks already
+     * discarded it would be a file that cannot be read nor repaired. The manifest is deleted once
+     * its write settled, and the blocks with it.
+     */
+    @Test
+    void anInterruptedCloseLeavesNeitherTheFileNorItsBlocks() throws Exception {
+        fs.mkdirs(base);
+        long storedBefore = ring.nodes().stream().mapToLong(n -> n.store().bytesStored()).sum();
+        Path file = new Path(base, "interrupted");
+        byte[] data = randomBytes(BLOCK * 2 + 10);
+        FSDataOutputStream out = fs.create(file, WriteMode.NO_OVERWRITE);
+        out.write(data, 0, data.length);
+        out.sync(); // every block is stored: close() has only the manifest left to wait for
+
+        Thread.currentThread().interrupt();
+        try {
+            assertThatThrownBy(out::close).isInstanceOf(IOException.class)
+                    .hasCauseInstanceOf(java.io.InterruptedIOException.class)
+                    .hasMessageContaining("Could not write");
+        } finally {
+            Thread.interrupted();
+        }
+
+        TestingRing.awaitCondition(() -> {
+            try {
+                return !fs.exists(file)
+                        && ring.nodes().stream().mapToLong(n -> n.store().bytesStored()).sum() == storedBefore;
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }, "the interrupted file's manifest and blocks to be gone from every node");
+    }
+
     @Test
     void multiBlockFileRoundTripsWithSeek() throws IOException {
         byte[] data = randomBytes(BLOCK * 5 + 123);

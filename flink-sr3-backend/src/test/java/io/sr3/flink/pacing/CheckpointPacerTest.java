@@ -182,34 +182,21 @@ class CheckpointPacerTest {
     @Test
     void theRateOfAReplayIsTheCapacityTheModelUses() {
         restart();
-        long records = 0;
-        double busyMs = 0;
-        int second = 0;
-        for (; second < 4; second++) {
+        ScriptedJob job = new ScriptedJob(endpoint, pacer);
+        for (int second = 0; second < 4; second++) {
             clock.advance(Duration.ofSeconds(1));
-            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(20)));
-            pacer.tick();
-            records += 3000;
-            busyMs += 950;
+            job.second(3000, 0.95, Duration.ofSeconds(20));
         }
-        TestingJobEndpoint otherEndpoint = new TestingJobEndpoint();
-        CheckpointPacer withoutReplay = new CheckpointPacer("other", settings, otherEndpoint, clock, unused, () -> {});
-        long otherRecords = 0;
-        double otherBusy = 0;
-        for (int i = 0; i < 6; i++, second++) {
+        ScriptedJob withoutReplay = otherJob();
+        for (int second = 4; second < 10; second++) {
             clock.advance(Duration.ofSeconds(1));
-            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(20)));
-            otherEndpoint.views.add(view(otherRecords, otherBusy, i * 1000L, Duration.ofSeconds(20)));
-            pacer.tick();
-            withoutReplay.tick();
-            records += 1500;
-            busyMs += 850;
-            otherRecords += 1500;
-            otherBusy += 850;
+            job.second(1500, 0.85, Duration.ofSeconds(20));
+            withoutReplay.second(1500, 0.85, Duration.ofSeconds(20));
         }
 
         assertThat(pacer.getCheckpointAgeBoundMillis()).as("capacity from the replay").isBetween(25_000L, 27_000L);
-        assertThat(withoutReplay.getCheckpointAgeBoundMillis()).as("capacity from busy time").isBetween(2_500L, 3_300L);
+        assertThat(withoutReplay.pacer.getCheckpointAgeBoundMillis()).as("capacity from busy time")
+                .isBetween(2_500L, 3_300L);
     }
 
     /** The job ran, then the pacer sees it RESTARTING. */
@@ -252,36 +239,24 @@ class CheckpointPacerTest {
      */
     @Test
     void aBurstItSawMakesItCheckpointInTheQuietPhaseAfterIt() {
-        TestingJobEndpoint quietEndpoint = new TestingJobEndpoint();
-        CheckpointPacer quietOnly = new CheckpointPacer("other", settings, quietEndpoint, clock, unused, () -> {});
-        long records = 0;
-        double busyMs = 0;
+        ScriptedJob job = new ScriptedJob(endpoint, pacer);
         for (int second = 0; second < 4; second++) {
-            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(2)));
-            pacer.tick();
-            records += 500;
-            busyMs += 600;
+            job.second(500, 0.6, Duration.ofSeconds(2));
             clock.advance(Duration.ofSeconds(1));
         }
         assertThat(endpoint.triggers).as("the burst itself needs no checkpoint yet").isZero();
 
-        long quietRecords = 0;
-        double quietBusy = 0;
+        ScriptedJob quietOnly = otherJob();
         for (int second = 4; second < 12; second++) {
-            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(14)));
-            quietEndpoint.views.add(view(quietRecords, quietBusy, (second - 4) * 1000L, Duration.ofSeconds(14)));
-            pacer.tick();
-            quietOnly.tick();
-            records += 100;
-            busyMs += 100;
-            quietRecords += 100;
-            quietBusy += 100;
+            job.second(100, 0.1, Duration.ofSeconds(14));
+            quietOnly.second(100, 0.1, Duration.ofSeconds(14));
             clock.advance(Duration.ofSeconds(1));
         }
 
         assertThat(pacer.getTriggersCheapestMoment()).as("quiet moments used ahead of the next peak").isPositive();
         assertThat(endpoint.triggers).isEqualTo(pacer.getTriggersCheapestMoment());
-        assertThat(quietEndpoint.triggers).as("a pacer that never saw the burst waits for Young's interval").isZero();
+        assertThat(quietOnly.endpoint.triggers).as("a pacer that never saw the burst waits for Young's interval")
+                .isZero();
     }
 
     /**
@@ -292,81 +267,87 @@ class CheckpointPacerTest {
      */
     @Test
     void capacityMeasuredWhileACheckpointRunsDoesNotShrinkTheBound() {
-        long records = 0;
-        double busyMs = 0;
-        int second = 0;
-        for (; second < 4; second++) {
-            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(10), 0, 0));
-            pacer.tick();
-            records += 500;
-            busyMs += 250;
+        ScriptedJob job = new ScriptedJob(endpoint, pacer);
+        for (int second = 0; second < 4; second++) {
+            job.second(500, 0.25, Duration.ofSeconds(10), 0, 0);
             clock.advance(Duration.ofSeconds(1));
         }
         assertThat(pacer.getCheckpointAgeBoundMillis()).as("without a checkpoint").isBetween(81_000L, 83_000L);
 
-        TestingJobEndpoint otherEndpoint = new TestingJobEndpoint();
-        CheckpointPacer onlyDuringCheckpoints = new CheckpointPacer("other", settings, otherEndpoint, clock, unused, () -> {});
-        long otherRecords = 0;
-        double otherBusy = 0;
-        for (int i = 0; i < 4; i++, second++) {
-            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(1), 0, 1));
-            otherEndpoint.views.add(view(otherRecords, otherBusy, i * 1000L, Duration.ofSeconds(1), 0, 1));
-            pacer.tick();
-            onlyDuringCheckpoints.tick();
-            records += 500;
-            busyMs += 600;
-            otherRecords += 500;
-            otherBusy += 600;
+        ScriptedJob onlyDuringCheckpoints = otherJob();
+        for (int second = 4; second < 8; second++) {
+            job.second(500, 0.6, Duration.ofSeconds(1), 0, 1);
+            onlyDuringCheckpoints.second(500, 0.6, Duration.ofSeconds(1), 0, 1);
             clock.advance(Duration.ofSeconds(1));
         }
 
         assertThat(pacer.getCheckpointAgeBoundMillis()).as("a checkpoint runs now").isBetween(81_000L, 83_000L);
-        assertThat(onlyDuringCheckpoints.getCheckpointAgeBoundMillis()).as("never measured without one")
+        assertThat(onlyDuringCheckpoints.pacer.getCheckpointAgeBoundMillis()).as("never measured without one")
                 .isBetween(16_000L, 17_500L);
     }
 
     /** The same burst, but the source was back-pressured half the time: a catch-up, not the input's peak. */
     @Test
     void aCatchUpIsNotRememberedAsAPeak() {
-        long records = 0;
-        double busyMs = 0;
+        ScriptedJob job = new ScriptedJob(endpoint, pacer);
         for (int second = 0; second < 4; second++) {
-            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(2), 0.5, 0));
-            pacer.tick();
-            records += 500;
-            busyMs += 600;
+            job.second(500, 0.6, Duration.ofSeconds(2), 0.5, 0);
             clock.advance(Duration.ofSeconds(1));
         }
         for (int second = 4; second < 12; second++) {
-            endpoint.views.add(view(records, busyMs, second * 1000L, Duration.ofSeconds(14), 0.5, 0));
-            pacer.tick();
-            records += 100;
-            busyMs += 100;
+            job.second(100, 0.1, Duration.ofSeconds(14), 0.5, 0);
             clock.advance(Duration.ofSeconds(1));
         }
 
         assertThat(endpoint.triggers).as("no peak remembered, so Young's interval rules").isZero();
     }
 
-    private JobView view(long records, double busyMs, long elapsedMs, Duration lastCheckpointAge) {
-        return view(records, busyMs, elapsedMs, lastCheckpointAge, 0, 0);
+    /** A second pacer on the same clock and settings, fed by its own script. */
+    private ScriptedJob otherJob() {
+        TestingJobEndpoint other = new TestingJobEndpoint();
+        return new ScriptedJob(other, new CheckpointPacer("other", settings, other, clock, unused, () -> {}));
     }
 
     /**
-     * A running job: the source emitted {@code records} in {@code elapsedMs} and was back-pressured
-     * a fraction {@code sourceBackPressure} of it; the keyed subtask was busy {@code busyMs};
-     * {@code inProgress} checkpoints are running.
+     * A running job as the pacer reads it over REST: a source and a keyed subtask whose cumulative
+     * counters grow one second per {@link #second} call, after which the pacer decides once.
      */
-    private JobView view(long records, double busyMs, long elapsedMs, Duration lastCheckpointAge,
-            double sourceBackPressure, int inProgress) {
-        JobCounters counters = new JobCounters(List.of(
-                new JobCounters.Vertex("s", "source", true, 1, List.of(new JobCounters.Subtask(0, records,
-                        0.1 * elapsedMs, sourceBackPressure * elapsedMs, (0.9 - sourceBackPressure) * elapsedMs))),
-                new JobCounters.Vertex("k", "keyed", false, 1, List.of(new JobCounters.Subtask(0, 0, busyMs, 0,
-                        elapsedMs - busyMs)))));
-        List<CheckpointSample> done = List.of(new CheckpointSample(1, clock.instant().minus(lastCheckpointAge),
-                Duration.ofMillis(100), 1000));
-        return new JobView("RUNNING", false, counters, done, inProgress, null);
+    private final class ScriptedJob {
+        final TestingJobEndpoint endpoint;
+        final CheckpointPacer pacer;
+        private long records;
+        private double busyMs;
+        private long elapsedMs;
+
+        ScriptedJob(TestingJobEndpoint endpoint, CheckpointPacer pacer) {
+            this.endpoint = endpoint;
+            this.pacer = pacer;
+        }
+
+        void second(long rate, double busy, Duration lastCheckpointAge) {
+            second(rate, busy, lastCheckpointAge, 0, 0);
+        }
+
+        /**
+         * Shows the counters so far, lets the pacer decide, then adds one second in which the
+         * source emitted {@code rate} records and was back-pressured a fraction
+         * {@code sourceBackPressure}, and the keyed subtask was busy a fraction {@code busy};
+         * {@code inProgress} checkpoints are running.
+         */
+        void second(long rate, double busy, Duration lastCheckpointAge, double sourceBackPressure, int inProgress) {
+            JobCounters counters = new JobCounters(List.of(
+                    new JobCounters.Vertex("s", "source", true, 1, List.of(new JobCounters.Subtask(0, records,
+                            0.1 * elapsedMs, sourceBackPressure * elapsedMs, (0.9 - sourceBackPressure) * elapsedMs))),
+                    new JobCounters.Vertex("k", "keyed", false, 1, List.of(new JobCounters.Subtask(0, 0, busyMs, 0,
+                            elapsedMs - busyMs)))));
+            List<CheckpointSample> done = List.of(new CheckpointSample(1, clock.instant().minus(lastCheckpointAge),
+                    Duration.ofMillis(100), 1000));
+            endpoint.views.add(new JobView("RUNNING", false, counters, done, inProgress, null));
+            pacer.tick();
+            records += rate;
+            busyMs += busy * 1000;
+            elapsedMs += 1000;
+        }
     }
 
     @Test
