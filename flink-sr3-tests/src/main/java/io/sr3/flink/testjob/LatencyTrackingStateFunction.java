@@ -58,7 +58,7 @@ final class LatencyTrackingStateFunction extends KeyedProcessFunction<Integer, E
         long now = System.currentTimeMillis();
         long latency = Math.round(now - run.originMillis() - schedule.dueOffsetMillis(event.index()));
         run.latencies().record(latency);
-        run.processing().record(now, latency);
+        run.processing().record(now, latency, event.index());
     }
 
     @Override
