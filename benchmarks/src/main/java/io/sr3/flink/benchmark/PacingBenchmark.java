@@ -95,7 +95,7 @@ public final class PacingBenchmark {
     static final Duration MTBF = Duration.ofSeconds(15);
     static final Duration SAFETY_INTERVAL = Duration.ofSeconds(20);
     static final List<Duration> FIXED = fixedIntervals(System.getProperty("sr3.bench.fixed", "1,3,6"));
-    static final int ROUNDS = Integer.getInteger("sr3.bench.rounds", 2);
+    static final int ROUNDS = Integer.getInteger("sr3.bench.rounds", 3);
     static final int FAILURES_PER_RUN = 3;
     /** Failures are drawn in [FIRST_FAILURE, schedule end - 10 s), at least MIN_GAP apart. */
     static final long FIRST_FAILURE_MILLIS = 7_000;

@@ -198,7 +198,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         missingSince = null;
         if (result instanceof LoadEstimator.Reset) {
             if (previousCounters != null) {
-                loadMemory.restarted(now); // counters went back: a restart between two polls
+                loadMemory.restarted(now, expectedRecovery()); // counters went back: a restart between two polls
             }
             previousCounters = view.counters();
             samples.clear();
@@ -305,12 +305,19 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
 
     /** A restart ends the running period that began at the previous one (or at the job's start). */
     private void noteRestart(Instant now) {
-        loadMemory.restarted(now);
+        loadMemory.restarted(now, expectedRecovery());
         failureClock.add(now);
         while (failureClock.size() > MTBF_WINDOW + 1) {
             failureClock.removeFirst();
         }
         observedMtbfSnapshot = observedMtbf();
+    }
+
+    /** The recovery time the last decision estimated for the state's current age, or null without one. */
+    @Nullable
+    private Duration expectedRecovery() {
+        long millis = estimatedRecoveryMillis;
+        return millis < 0 ? null : Duration.ofMillis(millis);
     }
 
     /** Measured restore rate when the TaskManagers published one recently, else the configured bandwidth. */

@@ -19,8 +19,10 @@ import java.time.Instant;
  *       the job takes it, which measures the replay capacity directly (busy time in a burst
  *       understates it when the job shares its cores);
  *   <li>whether the job is still replaying after a restart: from the restart until no subtask is
- *       saturated any more, for at most the recovery-time bound (a job still saturated then is
- *       overloaded by its input, and holding checkpoints back no longer protects a replay).
+ *       saturated any more, for at most twice the recovery time the model expected for that
+ *       failure and at most the recovery-time bound. A job still saturated then is busy with new
+ *       input (a burst that began during the replay, or overload), and holding checkpoints back
+ *       would only let the state age grow.
  * </ul>
  * The peak, the capacity and the replay rate are remembered for {@code sr3.pacing.peak-memory}.
  */
@@ -39,6 +41,7 @@ final class LoadMemory {
     private double capacityWithoutCheckpoint;
     @Nullable private Instant capacityWithoutCheckpointAt;
     @Nullable private Instant restartedAt;
+    private Duration replayLimit = Duration.ZERO;
 
     LoadMemory(Duration memory, Duration longestReplay) {
         this.memory = memory;
@@ -47,9 +50,17 @@ final class LoadMemory {
         this.replayRate = new PeakRate(memory);
     }
 
-    /** The job restarted at {@code now}: it replays until no subtask is saturated any more. */
-    void restarted(Instant now) {
+    /**
+     * The job restarted at {@code now}: it replays until no subtask is saturated any more.
+     *
+     * @param expectedRecovery the recovery time the model predicted for the state's age at the
+     *     failure, or null when it had none; the replay is left alone for at most twice that
+     */
+    void restarted(Instant now, @Nullable Duration expectedRecovery) {
         restartedAt = now;
+        replayLimit = expectedRecovery == null || expectedRecovery.multipliedBy(2).compareTo(longestReplay) > 0
+                ? longestReplay
+                : expectedRecovery.multipliedBy(2);
     }
 
     /**
@@ -72,9 +83,12 @@ final class LoadMemory {
             Duration since = Duration.between(restartedAt, now);
             if (hottest(load) < REPLAY_LOAD) {
                 ended = "caught up " + since.toMillis() + " ms after the restart";
-            } else if (since.compareTo(longestReplay) > 0) {
-                ended = "still saturated " + since.toMillis() + " ms after the restart, longer than the recovery-time "
-                        + "bound: the input overloads the job, so holding checkpoints back protects no replay";
+            } else if (since.compareTo(replayLimit) > 0) {
+                ended = "still saturated " + since.toMillis() + " ms after the restart, " + (replayLimit.equals(longestReplay)
+                        ? "longer than the recovery-time bound"
+                        : "twice the " + replayLimit.dividedBy(2).toMillis() + " ms the model expected for this recovery")
+                        + ": busy with new input (a burst or overload), not the replay, so pacing resumes lest the state "
+                        + "age grow unchecked";
             }
             if (ended != null) {
                 restartedAt = null;

@@ -174,6 +174,27 @@ class CheckpointPacerTest {
     }
 
     /**
+     * Before the failure, 100 records/s on a capacity of 1,000/s with the state 20 s old: the model
+     * expects a recovery of 2 + 100 * 22 / 900 = 4.4 s. A subtask still saturated 8.8 s after the
+     * restart is busy with new input (a burst that began during the replay), not with the replay:
+     * pacing resumes then, long before the 30 s bound, and the age bound of that load (0.4 s, as
+     * in the test above) triggers.
+     */
+    @Test
+    void aReplayIsLeftAloneForAtMostTwiceTheRecoveryTheModelExpected() {
+        runFor(0, 4, 100, 0.1);
+        assertThat(pacer.getEstimatedRecoveryTimeMillis()).isBetween(4_300L, 4_500L);
+        endpoint.views.add(new JobView("RESTARTING", false, null, List.of(), 0, null));
+        pacer.tick();
+
+        runFor(0, 8, 900, 0.92); // decisions 1..8 s after the restart
+        assertThat(endpoint.triggers).as("no trigger within twice the expected recovery").isZero();
+
+        runFor(8, 11, 900, 0.92);
+        assertThat(pacer.getTriggersAgeBound()).as("still saturated after that: paced again").isPositive();
+    }
+
+    /**
      * A replay after a restart ran at 3,000 records/s without a checkpoint. Then, at 1,500/s with
      * the keyed subtask 85% busy, busy time alone says capacity 1,765/s and a bound of
      * 28*265/1500 - 2 = 2.9 s; the replay showed the job can take 3,000/s, so the bound is
