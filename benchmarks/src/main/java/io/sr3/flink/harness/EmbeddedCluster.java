@@ -16,10 +16,13 @@ import javax.annotation.concurrent.NotThreadSafe;
 
 import java.io.File;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 /**
@@ -120,10 +123,17 @@ public final class EmbeddedCluster implements AutoCloseable {
         return count;
     }
 
+    /** Closes the MiniCluster; when that hangs, prints every thread's stack first, so the hang can be diagnosed. */
     @Override
     public void close() throws Exception {
         try {
             miniCluster.closeAsync().get(RPC_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            System.err.println("The MiniCluster did not close within " + RPC_WAIT + "; threads:");
+            for (ThreadInfo thread : ManagementFactory.getThreadMXBean().dumpAllThreads(true, true)) {
+                System.err.print(thread);
+            }
+            throw e;
         } finally {
             InJvmRing.deleteRecursively(workDirectory);
         }

@@ -6,7 +6,8 @@ import io.sr3.flink.ring.Member;
 import org.apache.flink.core.fs.FSDataOutputStream;
 
 import javax.annotation.Nullable;
-import javax.annotation.concurrent.NotThreadSafe;
+import javax.annotation.concurrent.GuardedBy;
+import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
@@ -26,8 +27,13 @@ import java.util.zip.CRC32C;
  * <p>At most {@link #MAX_BLOCKS_IN_FLIGHT} blocks are in transfer at once, which bounds the memory
  * one stream uses to that many blocks plus the one being filled; the fill buffer grows with the
  * data, so a small file costs a small buffer.
+ *
+ * <p>One thread writes, but Flink cancels a checkpoint by closing its streams from another thread
+ * (the task's cleanup) while the snapshot thread may still be writing. Writes, sync and close
+ * therefore take the stream's lock: a close publishes exactly the bytes written before it, and
+ * later writes fail because the stream is closed.
  */
-@NotThreadSafe
+@ThreadSafe
 final class Sr3OutputStream extends FSDataOutputStream {
 
     static final int MAX_BLOCKS_IN_FLIGHT = 4;
@@ -38,13 +44,13 @@ final class Sr3OutputStream extends FSDataOutputStream {
     private final String fileId = UUID.randomUUID().toString();
     private final int blockSize;
     /** Grows up to the block size: most checkpoint files are far smaller than a block. */
-    private byte[] buffer = new byte[0];
+    @GuardedBy("this") private byte[] buffer = new byte[0];
     @Nullable private final Manifest replaced;
     private final Semaphore inFlight = new Semaphore(MAX_BLOCKS_IN_FLIGHT);
-    private final List<CompletableFuture<Manifest.BlockRef>> blocks = new ArrayList<>();
-    private int bufferPosition;
-    private long position;
-    private boolean closed;
+    @GuardedBy("this") private final List<CompletableFuture<Manifest.BlockRef>> blocks = new ArrayList<>();
+    @GuardedBy("this") private int bufferPosition;
+    @GuardedBy("this") private long position;
+    @GuardedBy("this") private boolean closed;
 
     /**
      * @param replaced the manifest this file overwrites, whose blocks go once the new one is stored
@@ -58,7 +64,7 @@ final class Sr3OutputStream extends FSDataOutputStream {
     }
 
     @Override
-    public void write(int b) throws IOException {
+    public synchronized void write(int b) throws IOException {
         ensureOpen();
         ensureRoom(1);
         buffer[bufferPosition++] = (byte) b;
@@ -69,7 +75,7 @@ final class Sr3OutputStream extends FSDataOutputStream {
     }
 
     @Override
-    public void write(byte[] bytes, int offset, int length) throws IOException {
+    public synchronized void write(byte[] bytes, int offset, int length) throws IOException {
         ensureOpen();
         while (length > 0) {
             ensureRoom(Math.min(length, blockSize - bufferPosition));
@@ -95,7 +101,7 @@ final class Sr3OutputStream extends FSDataOutputStream {
     }
 
     @Override
-    public long getPos() {
+    public synchronized long getPos() {
         return position;
     }
 
@@ -105,14 +111,14 @@ final class Sr3OutputStream extends FSDataOutputStream {
 
     /** Replicates everything written so far (cutting a short block) and waits until it is stored. */
     @Override
-    public void sync() throws IOException {
+    public synchronized void sync() throws IOException {
         ensureOpen();
         sendBlock();
         awaitBlocks();
     }
 
     @Override
-    public void close() throws IOException {
+    public synchronized void close() throws IOException {
         if (closed) {
             return;
         }

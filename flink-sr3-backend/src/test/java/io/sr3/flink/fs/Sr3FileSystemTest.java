@@ -107,6 +107,51 @@ class Sr3FileSystemTest {
         }, "the interrupted file's manifest and blocks to be gone from every node");
     }
 
+    /**
+     * Flink cancels a checkpoint by closing its stream from the task's cleanup thread while the
+     * snapshot thread may still be writing. The close must publish a file that holds exactly the
+     * bytes its manifest counts (a prefix of what was written), and the writer must get an
+     * IOException, never a broken file or a runtime exception.
+     */
+    @Test
+    void aCloseFromAnotherThreadWhileWritingPublishesAConsistentFile() throws Exception {
+        byte[] data = randomBytes(BLOCK * 3);
+        int chunk = 997; // not a divisor of the block size: blocks fill in the middle of a write
+        for (int attempt = 0; attempt < 20; attempt++) {
+            Path file = new Path(base, "cancelled-" + attempt);
+            FSDataOutputStream out = fs.create(file, WriteMode.NO_OVERWRITE);
+            java.util.concurrent.atomic.AtomicLong written = new java.util.concurrent.atomic.AtomicLong();
+            java.util.concurrent.CompletableFuture<Throwable> writer = java.util.concurrent.CompletableFuture.supplyAsync(() -> {
+                try {
+                    for (int offset = 0; offset < data.length; offset += chunk) {
+                        out.write(data, offset, Math.min(chunk, data.length - offset));
+                        written.set(offset);
+                    }
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            });
+            long closeAfter = BLOCK / 2 + (long) attempt * BLOCK / 8;
+            TestingRing.awaitCondition(() -> written.get() >= closeAfter || writer.isDone(), "the writer to get going");
+            try {
+                out.close();
+            } catch (IOException e) {
+                // a failed close publishes nothing; checked below
+            }
+            Throwable writeError = writer.get(30, java.util.concurrent.TimeUnit.SECONDS);
+            if (writeError != null) {
+                assertThat(writeError).as("what the writer gets after the close").isInstanceOf(IOException.class)
+                        .hasMessageContaining("closed");
+            }
+            if (fs.exists(file)) {
+                byte[] stored = read(file);
+                assertThat(fs.getFileStatus(file).getLen()).isEqualTo(stored.length);
+                assertThat(stored).as("attempt %d", attempt).isEqualTo(Arrays.copyOf(data, stored.length));
+            }
+        }
+    }
+
     @Test
     void multiBlockFileRoundTripsWithSeek() throws IOException {
         byte[] data = randomBytes(BLOCK * 5 + 123);
