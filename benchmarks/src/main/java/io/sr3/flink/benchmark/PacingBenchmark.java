@@ -123,7 +123,7 @@ public final class PacingBenchmark {
     }
 
     /** What one run measured. */
-    record Run(String setup, int round, List<Long> failureOffsets, List<Long> recoveries, long p99First, long p99, long p99Steady,
+    record Run(String setup, int round, List<Long> failureOffsets, List<Long> recoveries, List<Long> predicted, long p99First, long p99, long p99Steady,
             long p99Bursts, long p99Quiet, long p50, long records, long checkpoints, long checkpointsInBursts, long meanCheckpointMillis,
             long maxStateBytes, boolean exact, Map<String, Long> pacerTriggers) {}
 
@@ -144,8 +144,8 @@ public final class PacingBenchmark {
                 runs.add(r);
                 say("%s round %d: recoveries %s ms, p99 %d ms (every processing %d ms; outside recovery %d ms: bursts "
                         + "%d, quiet %d), p50 %d ms, %d checkpoints (%d in bursts, mean %d ms, up to %d MiB), pacer %s, "
-                        + "results %s", setup.label(), round, r.recoveries(), r.p99First(), r.p99(), r.p99Steady(), r.p99Bursts(), r.p99Quiet(), r.p50(), r.checkpoints(), r.checkpointsInBursts(), r.meanCheckpointMillis(),
-                        r.maxStateBytes() >> 20, r.pacerTriggers(), r.exact() ? "exact" : "WRONG");
+                        + "results %s; pacer predicted %s", setup.label(), round, r.recoveries(), r.p99First(), r.p99(), r.p99Steady(), r.p99Bursts(), r.p99Quiet(), r.p50(), r.checkpoints(), r.checkpointsInBursts(), r.meanCheckpointMillis(),
+                        r.maxStateBytes() >> 20, r.pacerTriggers(), r.exact() ? "exact" : "WRONG", r.predicted());
             }
         }
         String date = LocalDate.now(ZoneOffset.UTC).toString();
@@ -162,6 +162,7 @@ public final class PacingBenchmark {
             m.put("round", r.round());
             m.put("failureOffsetsMillis", r.failureOffsets());
             m.put("recoveryMillis", r.recoveries());
+            m.put("pacerPredictedRecoveryMillis", r.predicted());
             m.put("p50Millis", r.p50());
             m.put("p99Millis", r.p99First());
             m.put("p99EveryProcessingMillis", r.p99());
@@ -248,6 +249,7 @@ public final class PacingBenchmark {
             BurstyRuns.Run bursty = BurstyRuns.run(runId);
             CheckpointPacerMXBean[] pacer = new CheckpointPacerMXBean[1];
             List<Long> recoveries = new ArrayList<>();
+            List<Long> predicted = new ArrayList<>();
             List<long[]> recoveryWindows = new ArrayList<>();
             for (long offset : failureOffsets) {
                 probe.await("failure moment " + offset + " ms", Duration.ofMinutes(3), Duration.ofMillis(10), g -> {
@@ -258,6 +260,8 @@ public final class PacingBenchmark {
                     return origin > 0 && System.currentTimeMillis() - origin >= offset && JobProbe.allRunning(g);
                 });
                 int before = bursty.failures().size();
+                // The pacer's model, for the state's age at this moment (-1: none, or unbounded).
+                predicted.add(pacer[0] == null ? -1 : pacer[0].getEstimatedRecoveryTimeMillis());
                 bursty.armFailure();
                 probe.await("the injected failure", Duration.ofMinutes(1), Duration.ofMillis(10),
                         g -> bursty.failures().size() > before);
@@ -293,7 +297,7 @@ public final class PacingBenchmark {
                 triggers.put("steadyInterval", pacer[0].getTriggersSteadyInterval());
             }
             LatencyHistogram firstProcessing = bursty.processing().firstProcessing();
-            return new Run(setup.label(), round, failureOffsets, recoveries, firstProcessing.quantile(0.99),
+            return new Run(setup.label(), round, failureOffsets, recoveries, predicted, firstProcessing.quantile(0.99),
                     bursty.latencies().quantile(0.99),
                     bursty.processing().outside(recoveryWindows).quantile(0.99),
                     bursty.processing().dueWithin(phases(bursty.originMillis(), true), recoveryWindows).quantile(0.99),
@@ -412,12 +416,13 @@ public final class PacingBenchmark {
         md.append("\nThe machine is shared with another engineer's builds and tests, so all numbers are noisy.\n\n## Setup\n\n");
         parameters().forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
         md.append("\n## Results\n\n").append(summary).append("\n## Per run\n\n| Setup | Round | failures at (ms) | "
-                + "recoveries (ms) | p50 | p99 | p99 every processing | p99 outside recovery (bursts / quiet) "
+                + "recoveries (ms) | pacer's prediction (ms) | p50 | p99 | p99 every processing | p99 outside recovery (bursts / quiet) "
                 + "| checkpoints (in bursts) | mean checkpoint | largest state | pacer triggers | exact |\n"
-                + "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
+                + "|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
         for (Run r : runs) {
-            md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %d | %d | %d | %d (%d / %d) | %d (%d) | %d ms "
-                            + "| %.1f MiB | %s | %s |%n", r.setup(), r.round(), r.failureOffsets(), r.recoveries(), r.p50(),
+            md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %d | %d | %d | %d (%d / %d) | %d (%d) | %d ms "
+                            + "| %.1f MiB | %s | %s |%n", r.setup(), r.round(), r.failureOffsets(), r.recoveries(),
+                    r.setup().startsWith("pacer") ? r.predicted() : "-", r.p50(),
                     r.p99First(), r.p99(),
                     r.p99Steady(), r.p99Bursts(), r.p99Quiet(),
                     r.checkpoints(), r.checkpointsInBursts(), r.meanCheckpointMillis(), r.maxStateBytes() / 1048576.0,
@@ -440,6 +445,9 @@ public final class PacingBenchmark {
                 + "\"(bursts / quiet)\" splits it by the phase in which a record was due.\n"
                 + "  - Transactional (exactly-once) sinks publish a record only when the next checkpoint completes; "
                 + "this benchmark does not model that latency.\n"
+                + "- Pacer's prediction: the recovery time its model estimated for the state's age at the moment the "
+                + "failure was armed (its `estimatedRecoveryTimeMillis`; -1 while it had no estimate or the bound "
+                + "was unreachable).\n"
                 + "- The failure moments are drawn once per round (seeded) and used for every setup of that round.\n"
                 + "- Checkpoint statistics come from Flink; pacer triggers from its MBean counters.\n");
         return md.toString();
