@@ -123,9 +123,10 @@ public final class PacingBenchmark {
     }
 
     /** What one run measured. */
-    record Run(String setup, int round, List<Long> failureOffsets, List<Long> recoveries, List<Long> predicted, long p99First, long p99, long p99Steady,
-            long p99Bursts, long p99Quiet, long p50, long records, long checkpoints, long checkpointsInBursts, long meanCheckpointMillis,
-            long maxStateBytes, boolean exact, Map<String, Long> pacerTriggers) {}
+    record Run(String setup, int round, List<Long> failureOffsets, List<Long> recoveries, List<Long> predicted,
+            long p99First, long p99, long p99Steady, long p99Bursts, long p99Quiet, long p50, long records,
+            long checkpoints, long checkpointsInBursts, long meanCheckpointMillis, long maxStateBytes, boolean exact,
+            Map<String, Long> pacerTriggers) {}
 
     private int run(Path resultsDirectory) throws Exception {
         MachineDescription machine = MachineDescription.ofThisMachine();
@@ -144,8 +145,10 @@ public final class PacingBenchmark {
                 runs.add(r);
                 say("%s round %d: recoveries %s ms, p99 %d ms (every processing %d ms; outside recovery %d ms: bursts "
                         + "%d, quiet %d), p50 %d ms, %d checkpoints (%d in bursts, mean %d ms, up to %d MiB), pacer %s, "
-                        + "results %s; pacer predicted %s", setup.label(), round, r.recoveries(), r.p99First(), r.p99(), r.p99Steady(), r.p99Bursts(), r.p99Quiet(), r.p50(), r.checkpoints(), r.checkpointsInBursts(), r.meanCheckpointMillis(),
-                        r.maxStateBytes() >> 20, r.pacerTriggers(), r.exact() ? "exact" : "WRONG", r.predicted());
+                        + "results %s; pacer predicted %s", setup.label(), round, r.recoveries(), r.p99First(), r.p99(),
+                        r.p99Steady(), r.p99Bursts(), r.p99Quiet(), r.p50(), r.checkpoints(), r.checkpointsInBursts(),
+                        r.meanCheckpointMillis(), r.maxStateBytes() >> 20, r.pacerTriggers(),
+                        r.exact() ? "exact" : "WRONG", r.predicted());
             }
         }
         String date = LocalDate.now(ZoneOffset.UTC).toString();
@@ -335,7 +338,7 @@ public final class PacingBenchmark {
         out.append("| Setup | failures | bound held | never caught up | recovery max | recovery mean | p99 "
                 + "| p99 every processing | p99 outside recovery | p50 | checkpoints/run | exact |\n"
                 + "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
-        Map<String, double[]> agg = new LinkedHashMap<>();
+        Map<String, Verdict> verdicts = new LinkedHashMap<>();
         for (Setup s : setups) {
             List<Long> rec = new ArrayList<>();
             long p99First = 0;
@@ -361,12 +364,11 @@ public final class PacingBenchmark {
             long never = rec.stream().filter(x -> x == NOT_CAUGHT_UP).count();
             long max = rec.stream().mapToLong(Long::longValue).filter(x -> x >= 0).max().orElse(-1);
             double mean = rec.stream().mapToLong(Long::longValue).filter(x -> x >= 0).average().orElse(-1);
-            agg.put(s.label(), new double[] {held == rec.size() && rec.size() == (long) n * FAILURES_PER_RUN ? 1 : 0,
-                    p99First, p99, p99s});
+            verdicts.put(s.label(), new Verdict(held == rec.size() && rec.size() == (long) n * FAILURES_PER_RUN,
+                    p99First, p99, p99s));
             out.append(String.format(Locale.ROOT, "| %s | %d | %d/%d | %d | %,d ms | %,.0f ms | %,d ms | %,d ms | %,d ms "
                             + "| %,d ms | %.1f | %s |%n", s.label(), rec.size(), held, rec.size(), never, max, mean, p99First,
-                    p99, p99s,
-                    p50, n == 0 ? 0 : (double) ckpts / n, exact ? "yes" : "NO"));
+                    p99, p99s, p50, n == 0 ? 0 : (double) ckpts / n, exact ? "yes" : "NO"));
         }
         out.append("\np99 = end-to-end latency of each record at its first processing (what a consumer of the "
                 + "job's output sees; a replay repeats results already out), the highest p99 over the rounds of a "
@@ -375,16 +377,16 @@ public final class PacingBenchmark {
                 .append(" s (sr3.pacing.max-recovery-time of the pacer; the fixed intervals are judged against it too). "
                         + "A setup holds the bound when every injected failure was caught up within it; after a "
                         + "failure that is never caught up, the run's remaining failures are not injected.\n");
-        double[] pacer = agg.get(setups.get(0).label());
-        out.append("\nPacer held the bound for 100% of its failures: ").append(pacer[0] == 1 ? "yes" : "NO").append('\n');
+        Verdict pacer = verdicts.get(setups.get(0).label());
+        out.append("\nPacer held the bound for 100% of its failures: ").append(pacer.heldBound() ? "yes" : "NO").append('\n');
         String shortest = null;
         String lowest = null;
         for (Setup s : setups.subList(1, setups.size())) { // fixed intervals, shortest first
-            double[] a = agg.get(s.label());
-            if (a[0] == 1 && shortest == null) {
+            Verdict v = verdicts.get(s.label());
+            if (v.heldBound() && shortest == null) {
                 shortest = s.label();
             }
-            if (a[0] == 1 && (lowest == null || a[1] < agg.get(lowest)[1])) { // by p99
+            if (v.heldBound() && (lowest == null || v.p99() < verdicts.get(lowest).p99())) {
                 lowest = s.label();
             }
         }
@@ -392,18 +394,22 @@ public final class PacingBenchmark {
             out.append("No fixed interval held the bound for every failure, so there is no p99 ratio to report.\n");
             return out.toString();
         }
-        out.append(ratio("Shortest fixed interval that held the bound", shortest, pacer, agg.get(shortest)));
+        out.append(ratio("Shortest fixed interval that held the bound", shortest, pacer, verdicts.get(shortest)));
         if (!lowest.equals(shortest)) {
             out.append(ratio("Fixed interval with the lowest p99 among those that held the bound", lowest, pacer,
-                    agg.get(lowest)));
+                    verdicts.get(lowest)));
         }
         return out.toString();
     }
 
-    private static String ratio(String what, String label, double[] pacer, double[] fixed) {
+    /** One setup over all its rounds: whether it held the bound, and its highest p99 in each view (ms). */
+    private record Verdict(boolean heldBound, long p99, long p99EveryProcessing, long p99OutsideRecovery) {}
+
+    private static String ratio(String what, String label, Verdict pacer, Verdict fixed) {
         return String.format(Locale.ROOT, "%s: %s. p99 ratio pacer / %s = %.2f (goal <= 0.7); every processing %.2f, "
-                + "outside recovery %.2f.%n", what, label, label, pacer[1] / fixed[1], pacer[2] / fixed[2],
-                pacer[3] / fixed[3]);
+                + "outside recovery %.2f.%n", what, label, label, (double) pacer.p99() / fixed.p99(),
+                (double) pacer.p99EveryProcessing() / fixed.p99EveryProcessing(),
+                (double) pacer.p99OutsideRecovery() / fixed.p99OutsideRecovery());
     }
 
     private String markdown(MachineDescription machine, List<Setup> setups, List<Run> runs, String summary) {
@@ -416,14 +422,14 @@ public final class PacingBenchmark {
         md.append("\nThe machine is shared with another engineer's builds and tests, so all numbers are noisy.\n\n## Setup\n\n");
         parameters().forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
         md.append("\n## Results\n\n").append(summary).append("\n## Per run\n\n| Setup | Round | failures at (ms) | "
-                + "recoveries (ms) | pacer's prediction (ms) | p50 | p99 | p99 every processing | p99 outside recovery (bursts / quiet) "
-                + "| checkpoints (in bursts) | mean checkpoint | largest state | pacer triggers | exact |\n"
+                + "recoveries (ms) | pacer's prediction (ms) | p50 | p99 | p99 every processing "
+                + "| p99 outside recovery (bursts / quiet) | checkpoints (in bursts) | mean checkpoint | largest state "
+                + "| pacer triggers | exact |\n"
                 + "|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
         for (Run r : runs) {
             md.append(String.format(Locale.ROOT, "| %s | %d | %s | %s | %s | %d | %d | %d | %d (%d / %d) | %d (%d) | %d ms "
                             + "| %.1f MiB | %s | %s |%n", r.setup(), r.round(), r.failureOffsets(), r.recoveries(),
-                    r.setup().startsWith("pacer") ? r.predicted() : "-", r.p50(),
-                    r.p99First(), r.p99(),
+                    r.setup().startsWith("pacer") ? r.predicted() : "-", r.p50(), r.p99First(), r.p99(),
                     r.p99Steady(), r.p99Bursts(), r.p99Quiet(),
                     r.checkpoints(), r.checkpointsInBursts(), r.meanCheckpointMillis(), r.maxStateBytes() / 1048576.0,
                     r.pacerTriggers().isEmpty() ? "-" : r.pacerTriggers(), r.exact() ? "yes" : "NO"));
