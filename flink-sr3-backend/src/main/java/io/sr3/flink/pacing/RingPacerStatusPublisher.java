@@ -2,6 +2,7 @@ package io.sr3.flink.pacing;
 
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.RingNode;
+import io.sr3.flink.node.RingStorage;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -9,12 +10,15 @@ import javax.annotation.concurrent.NotThreadSafe;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.LongSupplier;
 
 /**
  * Writes a job's {@link PacerStatus} through this process's ring node, at most once per
  * {@link #MIN_INTERVAL}, without waiting for the write: metrics must never slow the pacer down.
- * A failed write is logged once and retried with the next status.
+ * A failed write is logged once and retried with the next status. {@link #clear} waits for the
+ * last write to settle before it deletes the status: a write still in flight would otherwise land
+ * on a replica after the delete and leave a stopped pacer's status behind.
  */
 @NotThreadSafe
 final class RingPacerStatusPublisher implements PacerStatusPublisher {
@@ -25,6 +29,7 @@ final class RingPacerStatusPublisher implements PacerStatusPublisher {
     private final String jobId;
     private final LongSupplier nanoClock;
     private long lastPublishedNanos = Long.MIN_VALUE;
+    private CompletableFuture<?> lastWrite = CompletableFuture.completedFuture(null);
     private boolean warned;
 
     RingPacerStatusPublisher(String jobId) {
@@ -45,7 +50,8 @@ final class RingPacerStatusPublisher implements PacerStatusPublisher {
         lastPublishedNanos = now;
         try {
             RingNode node = LocalRing.current();
-            node.storage().write(PacerStatus.key(jobId), status.encode(), false).whenComplete((holders, error) -> {
+            lastWrite = node.storage().write(PacerStatus.key(jobId), status.encode(), false);
+            lastWrite.whenComplete((holders, error) -> {
                 if (error != null && !warned) {
                     warned = true;
                     LOG.warn("[pacer {}] could not publish its status to the ring for the sr3.pacing metrics: {}", jobId,
@@ -63,6 +69,7 @@ final class RingPacerStatusPublisher implements PacerStatusPublisher {
     @Override
     public void clear() {
         try {
+            RingStorage.await(lastWrite.handle((ignored, error) -> null)); // its outcome does not matter here
             LocalRing.current().storage().deleteOn(PacerStatus.key(jobId), null);
         } catch (IOException | RuntimeException e) {
             LOG.debug("[pacer {}] could not delete its status from the ring: {}", jobId, e.toString());

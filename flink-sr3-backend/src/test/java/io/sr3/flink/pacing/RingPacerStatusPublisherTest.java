@@ -48,13 +48,31 @@ class RingPacerStatusPublisherTest {
         assertThat(read()).isNull();
     }
 
+    /** A pacer that stops right after publishing: the write still in flight must not outlive the clear. */
+    @Test
+    void aClearRightAfterAPublishLeavesNothingBehind() {
+        AtomicLong nanos = new AtomicLong();
+        for (int attempt = 0; attempt < 20; attempt++) {
+            RingPacerStatusPublisher publisher = new RingPacerStatusPublisher("job-2", nanos::get);
+            publisher.publish(status(attempt));
+            publisher.clear();
+
+            assertThat(read()).as("attempt %d", attempt).isNull();
+            assertThat(readOn(0)).as("attempt %d, on the publishing node", attempt).isNull();
+        }
+    }
+
     private static PacerStatus status(long decisions) {
         return new PacerStatus(1000, 500, -1, true, false, decisions, Map.of(), System.currentTimeMillis());
     }
 
     private PacerStatus read() {
+        return readOn(1);
+    }
+
+    private PacerStatus readOn(int node) {
         try {
-            byte[] encoded = ring.node(1).storage().readAny(PacerStatus.key("job-2"), "status");
+            byte[] encoded = ring.node(node).storage().readAny(PacerStatus.key("job-2"), "status");
             return encoded == null ? null : PacerStatus.decode(encoded);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
