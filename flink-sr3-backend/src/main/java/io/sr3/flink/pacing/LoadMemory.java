@@ -58,9 +58,8 @@ final class LoadMemory {
      */
     void restarted(Instant now, @Nullable Duration expectedRecovery) {
         restartedAt = now;
-        replayLimit = expectedRecovery == null || expectedRecovery.multipliedBy(2).compareTo(longestReplay) > 0
-                ? longestReplay
-                : expectedRecovery.multipliedBy(2);
+        Duration twiceExpected = expectedRecovery == null ? longestReplay : expectedRecovery.multipliedBy(2);
+        replayLimit = twiceExpected.compareTo(longestReplay) < 0 ? twiceExpected : longestReplay;
     }
 
     /**
@@ -86,7 +85,8 @@ final class LoadMemory {
             } else if (since.compareTo(replayLimit) > 0) {
                 ended = "still saturated " + since.toMillis() + " ms after the restart, " + (replayLimit.equals(longestReplay)
                         ? "longer than the recovery-time bound"
-                        : "twice the " + replayLimit.dividedBy(2).toMillis() + " ms the model expected for this recovery")
+                        : "longer than twice the " + replayLimit.dividedBy(2).toMillis() + " ms the model expected for "
+                                + "this recovery")
                         + ": busy with new input (a burst or overload), not the replay, so pacing resumes lest the state "
                         + "age grow unchecked";
             }
