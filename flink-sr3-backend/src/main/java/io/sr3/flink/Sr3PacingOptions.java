@@ -85,6 +85,19 @@ public final class Sr3PacingOptions {
                             + "capacity measured while no checkpoint ran, and the rate of the last replay after a "
                             + "restart, count as the capacity a replay would have.");
 
+    public static final ConfigOption<Boolean> BURST_FORECAST =
+            ConfigOptions.key("sr3.pacing.burst-forecast")
+                    .booleanType()
+                    .defaultValue(true)
+                    .withDescription("Let the recovery-time model expect a burst to end: inside a burst no longer "
+                            + "than the longest one in sr3.pacing.peak-memory, a failure is expected to be replayed "
+                            + "against the burst's rate only until the burst's expected end, and against the rate "
+                            + "between bursts after it. The pacer then checkpoints less inside short bursts. A burst "
+                            + "longer than any remembered counts as lasting for ever from the moment it is longer, "
+                            + "which can force a checkpoint then; a failure in that moment may recover more slowly "
+                            + "than the bound. false: the input is expected to stay at its current rate for the whole "
+                            + "recovery (more checkpoints in bursts, no such exposure).");
+
     public static final ConfigOption<String> REST_URL =
             ConfigOptions.key("sr3.pacing.rest-url")
                     .stringType()
@@ -100,7 +113,8 @@ public final class Sr3PacingOptions {
 
     /** All pacing options, in the order the README lists them. */
     public static List<ConfigOption<?>> all() {
-        return List.of(ENABLED, MAX_RECOVERY_TIME, FAILURE_DETECTION_TIME, MTBF, RESTORE_BANDWIDTH, PEAK_MEMORY, REST_URL);
+        return List.of(ENABLED, MAX_RECOVERY_TIME, FAILURE_DETECTION_TIME, MTBF, RESTORE_BANDWIDTH, PEAK_MEMORY,
+                BURST_FORECAST, REST_URL);
     }
 
     /**
@@ -152,7 +166,8 @@ public final class Sr3PacingOptions {
         Duration fetch = config.get(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL);
         Duration period = clamp(fetch.dividedBy(2), MIN_DECISION_PERIOD, MAX_DECISION_PERIOD);
         Duration staleAfter = max(Duration.ofSeconds(5), fetch.multipliedBy(3).plus(period));
-        return new PacingSettings(bound, detection, mtbf, bandwidth.getBytes(), restUrl, period, staleAfter, peakMemory);
+        return new PacingSettings(bound, detection, mtbf, bandwidth.getBytes(), restUrl, period, staleAfter, peakMemory,
+                get(config, BURST_FORECAST));
     }
 
     private static String defaultRestUrl(ReadableConfig config) {
@@ -176,7 +191,8 @@ public final class Sr3PacingOptions {
             return config.get(option);
         } catch (IllegalArgumentException e) {
             throw invalid(config, option, option.key().endsWith("bandwidth") ? "expected a size like '100 mb'"
-                    : option == ENABLED ? "expected true or false" : "expected a duration like '30 s' or '2 min'");
+                    : option == ENABLED || option == BURST_FORECAST ? "expected true or false"
+                    : "expected a duration like '30 s' or '2 min'");
         }
     }
 

@@ -79,6 +79,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     private boolean lastReachable = true;
     private double lastCapacity = Double.MAX_VALUE;
     private final LoadMemory loadMemory;
+    private final InputHistory inputHistory;
 
     // Read by MBean getters.
     private volatile long ageBoundMillis = -1;
@@ -113,6 +114,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         Duration fourPeriods = settings.decisionPeriod().multipliedBy(4);
         this.rateWindow = fourPeriods.compareTo(MIN_RATE_WINDOW) > 0 ? fourPeriods : MIN_RATE_WINDOW;
         this.loadMemory = new LoadMemory(settings.peakMemory(), settings.maxRecoveryTime());
+        this.inputHistory = new InputHistory(settings.peakMemory());
         for (Reason r : Reason.values()) {
             if (r.triggers()) {
                 triggers.put(r, new AtomicLong());
@@ -123,9 +125,10 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     void start() {
         long period = settings.decisionPeriod().toMillis();
         LOG.info("[pacer {}] started: recovery-time bound {}, failure detection {}, MTBF {}, restore bandwidth {}/s, "
-                        + "peak memory {}, deciding every {} ms from {}; Flink's periodic checkpoints stay on as the "
-                        + "safety maximum", jobId, settings.maxRecoveryTime(), settings.failureDetection(), settings.mtbf(),
-                settings.restoreBytesPerSecond(), settings.peakMemory(), period, endpoint.describe());
+                        + "peak memory {}, burst forecast {}, deciding every {} ms from {}; Flink's periodic checkpoints "
+                        + "stay on as the safety maximum", jobId, settings.maxRecoveryTime(), settings.failureDetection(),
+                settings.mtbf(), settings.restoreBytesPerSecond(), settings.peakMemory(),
+                settings.burstForecast() ? "on" : "off", period, endpoint.describe());
         executor.scheduleWithFixedDelay(this::tickSafely, period, period, TimeUnit.MILLISECONDS);
     }
 
@@ -198,8 +201,11 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         missingSince = null;
         if (result instanceof LoadEstimator.Reset) {
             if (previousCounters != null) {
-                loadMemory.restarted(now, expectedRecovery()); // counters went back: a restart between two polls
+                // Counters went back: a restart between two polls.
+                loadMemory.restarted(now, expectedRecovery());
+                inputHistory.restarted(lastFreshSample);
             }
+            inputHistory.attemptStarted(now, view.counters().sourceRecords());
             previousCounters = view.counters();
             samples.clear();
             samples.add(new Sample(now, view.counters(), view.checkpointsInProgress() > 0));
@@ -213,6 +219,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
             }
             return;
         }
+        inputHistory.record(lastFreshSample, now, ((LoadEstimator.Load) result).inputRate());
         previousCounters = view.counters();
         lastFreshSample = now;
         samples.add(new Sample(now, view.counters(), view.checkpointsInProgress() > 0));
@@ -239,9 +246,10 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         CheckpointSample last = recent.isEmpty() ? null : recent.get(recent.size() - 1);
         Duration restore = RestoreEstimate.fromBandwidth(last == null ? 0 : last.stateSizeBytes(), restoreBandwidth());
         boolean pending = view.checkpointsInProgress() > 0 || requestPending(now, last, view.latestFailedTrigger());
+        double backlog = inputHistory.recordsSince(last == null ? runningSince : last.triggered(), now, load.inputRate());
         PacingInputs inputs = new PacingInputs(load.inputRate(), lastCapacity,
                 load.subtasks(), recent, pending, restore, runningSince, observedMtbf(), loadMemory.peakInputRate(now),
-                loadMemory.replaying());
+                loadMemory.replaying(), backlog, settings.burstForecast() ? loadMemory.burstOutlook(now) : null);
         Decision decision = policy.decide(inputs);
         decisions.incrementAndGet();
         warnIfStuck(view, decision, last);
@@ -306,6 +314,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     /** A restart ends the running period that began at the previous one (or at the job's start). */
     private void noteRestart(Instant now) {
         loadMemory.restarted(now, expectedRecovery());
+        inputHistory.restarted(now);
         failureClock.add(now);
         while (failureClock.size() > MTBF_WINDOW + 1) {
             failureClock.removeFirst();

@@ -15,6 +15,19 @@ public record JobCounters(List<Vertex> vertices) {
         vertices = List.copyOf(vertices);
     }
 
+    /** Records out of the source vertices since their attempt started: the job's input so far. */
+    public long sourceRecords() {
+        long records = 0;
+        for (Vertex v : vertices) {
+            if (v.source()) {
+                for (Subtask s : v.subtasks()) {
+                    records += s.recordsOut();
+                }
+            }
+        }
+        return records;
+    }
+
     /**
      * One job vertex.
      *

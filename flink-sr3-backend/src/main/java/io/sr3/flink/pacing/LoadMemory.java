@@ -10,7 +10,7 @@ import java.time.Instant;
  * What the pacer remembers about a job's load beyond the current rate window, fed with every
  * fresh {@link LoadEstimator.Load}:
  * <ul>
- *   <li>the recent peak input rate ({@link PeakRate}), leaving out rates measured while a subtask
+ *   <li>the recent peak input rate ({@link RateExtreme}), leaving out rates measured while a subtask
  *       was back-pressured or the job was replaying, because a source that works off a backlog
  *       reads as fast as the job takes records;
  *   <li>the capacity measured while no checkpoint ran: a replay runs without one competing for
@@ -18,6 +18,7 @@ import java.time.Instant;
  *   <li>the rate of the last replays: after a restart the sources read the backlog as fast as
  *       the job takes it, which measures the replay capacity directly (busy time in a burst
  *       understates it when the job shares its cores);
+ *   <li>how long bursts last ({@link BurstHistory}), from the same rates as the peak;
  *   <li>whether the job is still replaying after a restart: from the restart until no subtask is
  *       saturated any more, for at most twice the recovery time the model expected for that
  *       failure and at most the recovery-time bound. A job still saturated then is busy with new
@@ -36,8 +37,9 @@ final class LoadMemory {
 
     private final Duration memory;
     private final Duration longestReplay;
-    private final PeakRate peak;
-    private final PeakRate replayRate;
+    private final RateExtreme peak;
+    private final RateExtreme replayRate;
+    private final BurstHistory bursts;
     private double capacityWithoutCheckpoint;
     @Nullable private Instant capacityWithoutCheckpointAt;
     @Nullable private Instant restartedAt;
@@ -46,8 +48,9 @@ final class LoadMemory {
     LoadMemory(Duration memory, Duration longestReplay) {
         this.memory = memory;
         this.longestReplay = longestReplay;
-        this.peak = new PeakRate(memory);
-        this.replayRate = new PeakRate(memory);
+        this.peak = RateExtreme.highest(memory);
+        this.replayRate = RateExtreme.highest(memory);
+        this.bursts = new BurstHistory(memory);
     }
 
     /**
@@ -58,6 +61,7 @@ final class LoadMemory {
      */
     void restarted(Instant now, @Nullable Duration expectedRecovery) {
         restartedAt = now;
+        bursts.interrupt();
         Duration twiceExpected = expectedRecovery == null ? longestReplay : expectedRecovery.multipliedBy(2);
         replayLimit = twiceExpected.compareTo(longestReplay) < 0 ? twiceExpected : longestReplay;
     }
@@ -96,6 +100,7 @@ final class LoadMemory {
         }
         if (restartedAt == null && !backPressured(load)) {
             peak.record(now, load.inputRate());
+            bursts.record(now, load.inputRate(), peak.value(now));
         }
         return ended;
     }
@@ -106,7 +111,13 @@ final class LoadMemory {
 
     /** The highest input rate remembered, or 0. */
     double peakInputRate(Instant now) {
-        return peak.peak(now);
+        return peak.value(now);
+    }
+
+    /** What the remembered bursts say about the input ahead, or null before a burst ended. */
+    @Nullable
+    BurstOutlook burstOutlook(Instant now) {
+        return bursts.outlook(now);
     }
 
     /**
@@ -114,7 +125,7 @@ final class LoadMemory {
      * measured without a checkpoint and the fastest recent replay.
      */
     double replayCapacity(Instant now, double current) {
-        double capacity = Math.max(current, replayRate.peak(now));
+        double capacity = Math.max(current, replayRate.value(now));
         if (capacityWithoutCheckpointAt == null
                 || Duration.between(capacityWithoutCheckpointAt, now).compareTo(memory) > 0) {
             return capacity;

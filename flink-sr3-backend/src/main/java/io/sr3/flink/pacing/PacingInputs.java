@@ -26,6 +26,11 @@ import java.util.Objects;
  *     at least {@code inputRate}: the load a burst may bring back
  * @param catchingUp the job restarted and still works off its backlog at full speed (a subtask
  *     saturated since the restart)
+ * @param backlogRecords records that arrived since the last checkpoint was triggered (or since
+ *     {@code ageOrigin}), which a restore would replay; NaN when unknown, then the policy takes
+ *     {@code inputRate * age}
+ * @param bursts what the recent input says about bursts, or null (the input is then expected to
+ *     stay at {@code inputRate})
  */
 public record PacingInputs(
         double inputRate,
@@ -37,7 +42,9 @@ public record PacingInputs(
         Instant ageOrigin,
         @Nullable Duration observedMtbf,
         double peakInputRate,
-        boolean catchingUp) {
+        boolean catchingUp,
+        double backlogRecords,
+        @Nullable BurstOutlook bursts) {
 
     public PacingInputs {
         if (!(inputRate >= 0) || Double.isInfinite(inputRate)) {
@@ -54,32 +61,50 @@ public record PacingInputs(
             throw new IllegalArgumentException("peakInputRate must be a finite rate, was " + peakInputRate);
         }
         peakInputRate = Math.max(peakInputRate, inputRate);
+        if (backlogRecords < 0 || Double.isInfinite(backlogRecords)) {
+            throw new IllegalArgumentException("backlogRecords must be finite and >= 0 (or NaN), was " + backlogRecords);
+        }
     }
 
-    /** Inputs without an observed MTBF (the job has not restarted twice yet), an earlier peak or a catch-up. */
+    /**
+     * Inputs without an observed MTBF (the job has not restarted twice yet), an earlier peak, a
+     * catch-up, a counted backlog or bursts.
+     */
     public PacingInputs(double inputRate, double capacity, List<SubtaskLoad> subtasks,
             List<CheckpointSample> recentCheckpoints, boolean checkpointInProgress, Duration restoreEstimate,
             Instant ageOrigin) {
         this(inputRate, capacity, subtasks, recentCheckpoints, checkpointInProgress, restoreEstimate, ageOrigin, null,
-                inputRate, false);
+                inputRate, false, Double.NaN, null);
     }
 
     /** The same inputs with another observed MTBF. */
     public PacingInputs withObservedMtbf(@Nullable Duration mtbf) {
         return new PacingInputs(inputRate, capacity, subtasks, recentCheckpoints, checkpointInProgress, restoreEstimate,
-                ageOrigin, mtbf, peakInputRate, catchingUp);
+                ageOrigin, mtbf, peakInputRate, catchingUp, backlogRecords, bursts);
     }
 
     /** The same inputs with another recent peak input rate. */
     public PacingInputs withPeakInputRate(double peak) {
         return new PacingInputs(inputRate, capacity, subtasks, recentCheckpoints, checkpointInProgress, restoreEstimate,
-                ageOrigin, observedMtbf, peak, catchingUp);
+                ageOrigin, observedMtbf, peak, catchingUp, backlogRecords, bursts);
     }
 
     /** The same inputs, catching up after a restart or not. */
     public PacingInputs withCatchingUp(boolean replaying) {
         return new PacingInputs(inputRate, capacity, subtasks, recentCheckpoints, checkpointInProgress, restoreEstimate,
-                ageOrigin, observedMtbf, peakInputRate, replaying);
+                ageOrigin, observedMtbf, peakInputRate, replaying, backlogRecords, bursts);
+    }
+
+    /** The same inputs with a counted backlog (NaN: unknown). */
+    public PacingInputs withBacklog(double records) {
+        return new PacingInputs(inputRate, capacity, subtasks, recentCheckpoints, checkpointInProgress, restoreEstimate,
+                ageOrigin, observedMtbf, peakInputRate, catchingUp, records, bursts);
+    }
+
+    /** The same inputs with another burst outlook. */
+    public PacingInputs withBursts(@Nullable BurstOutlook outlook) {
+        return new PacingInputs(inputRate, capacity, subtasks, recentCheckpoints, checkpointInProgress, restoreEstimate,
+                ageOrigin, observedMtbf, peakInputRate, catchingUp, backlogRecords, outlook);
     }
 
     /** The latest completed checkpoint, or null. */

@@ -12,6 +12,7 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
+import java.util.function.DoubleUnaryOperator;
 
 /**
  * Decides, from measured load, whether to checkpoint now: a pure function of its
@@ -21,7 +22,12 @@ import java.util.Objects;
  * <ol>
  *   <li>A running checkpoint: wait. A job replaying its backlog after a restart: wait until it
  *       caught up ({@link Reason#CATCHING_UP}).
- *   <li>The bound: {@code tau_max} from {@link RecoveryModel#maxAgeSeconds}. If it is shorter
+ *   <li>The bound: {@code tau_max}, the largest checkpoint age whose recovery time
+ *       ({@link RecoveryModel}) stays within the bound, from the records that arrived since the
+ *       last checkpoint ({@link PacingInputs#backlogRecords()}) and the input expected ahead: the
+ *       current rate, or, in a burst no longer than the longest remembered
+ *       ({@link PacingInputs#bursts()}), its rate until it is expected to end and the quiet rate
+ *       after it. If {@code tau_max} is shorter
  *       than one checkpoint takes ({@code C}, the longest of the last {@value #COST_WINDOW}), no
  *       schedule can meet it: the decision says so ({@code boundReachable = false}) and the policy
  *       paces at Young's interval, whatever the load, instead of checkpointing back to back (or
@@ -39,7 +45,9 @@ import java.util.Objects;
  *       deadline.
  *   <li>Ahead of a peak: when the recent peak input rate ({@link PacingInputs#peakInputRate()})
  *       would allow a shorter deadline than the current load, and that peak deadline comes before
- *       Young's interval, the window is measured against the peak deadline instead. A quiet phase
+ *       Young's interval, the window is measured against the peak deadline instead. With bursts
+ *       of known length, the peak deadline is the age at which a burst that long, starting now,
+ *       could pass without a checkpoint; inside a burst this rule is off. A quiet phase
  *       then ends with a fresh checkpoint, and a returning burst finds the age low instead of
  *       forcing a checkpoint at its busiest moment. A peak at which the bound is unreachable (a
  *       catch-up after a restart reads at full capacity) is ignored.
@@ -120,8 +128,7 @@ public final class PacingPolicy {
     public Decision decide(PacingInputs in) {
         Instant now = clock.instant();
         CheckpointSample last = in.lastCheckpoint();
-        double age = seconds(Duration.between(last != null ? last.triggered() : in.ageOrigin(), now));
-        age = Math.max(0, age);
+        double age = Math.max(0, seconds(Duration.between(last != null ? last.triggered() : in.ageOrigin(), now)));
         double rto = seconds(settings.maxRecoveryTime());
         double d = seconds(settings.failureDetection());
         double r = seconds(in.restoreEstimate());
@@ -129,8 +136,17 @@ public final class PacingPolicy {
         double mu = in.capacity();
         double cost = checkpointCost(in.recentCheckpoints());
         double period = seconds(settings.decisionPeriod());
-        double tauMax = RecoveryModel.maxAgeSeconds(rto, d, r, lambda, mu);
-        double recovery = RecoveryModel.recoverySeconds(age, d, r, lambda, mu);
+        double backlog = Double.isNaN(in.backlogRecords()) ? lambda * age : in.backlogRecords();
+        BurstOutlook bursts = in.bursts();
+        InputForecast forecast = bursts == null ? InputForecast.constant(lambda) : bursts.forecast(lambda);
+        // The backlog and the input ahead if the failure struck when the state is `a` old.
+        DoubleUnaryOperator backlogAt = a -> a >= age
+                ? backlog + forecast.recordsWithin(a - age)
+                : age > 0 ? backlog * a / age : 0;
+        DoubleUnaryOperator recoveryAt = a -> RecoveryModel.recoverySeconds(backlogAt.applyAsDouble(a), d, r,
+                forecast.after(Math.max(0, a - age)), mu);
+        double tauMax = RecoveryModel.largestAge(recoveryAt, rto);
+        double recovery = recoveryAt.applyAsDouble(age);
         double mtbf = seconds(settings.mtbf());
         if (in.observedMtbf() != null && seconds(in.observedMtbf()) < mtbf) {
             mtbf = seconds(in.observedMtbf()); // failures come more often than configured: checkpoint more often
@@ -140,9 +156,10 @@ public final class PacingPolicy {
         boolean headroom = hottest == null || hottest.load() <= settings.headroomLoad();
         boolean reachable = tauMax >= cost;
         Decision.Builder out = new Decision.Builder(toDuration(tauMax), toDuration(recovery), toDuration(age), reachable);
-        String load = String.format(Locale.ROOT, "age %s, bound %s, est. recovery %s, input %.0f/s (recent peak %.0f/s) of "
-                        + "capacity %.0f/s, checkpoint cost %s, MTBF %s, Young %s, hottest %s", fmt(age), fmt(tauMax),
-                fmt(recovery), lambda, in.peakInputRate(), mu, fmt(cost), fmt(mtbf), fmt(young), hottest == null ? "n/a"
+        String load = String.format(Locale.ROOT, "age %s, bound %s, est. recovery %s, backlog %.0f records, input %.0f/s "
+                        + "(recent peak %.0f/s%s) of capacity %.0f/s, checkpoint cost %s, MTBF %s, Young %s, hottest %s",
+                fmt(age), fmt(tauMax), fmt(recovery), backlog, lambda, in.peakInputRate(), describe(bursts), mu,
+                fmt(cost), fmt(mtbf), fmt(young), hottest == null ? "n/a"
                         : String.format(Locale.ROOT, "%s#%d at %.0f%%", hottest.vertex(), hottest.subtask(),
                                 100 * hottest.load()));
 
@@ -173,7 +190,8 @@ public final class PacingPolicy {
             return out.build(Action.CHECKPOINT, Reason.AGE_BOUND, "age reaches the deadline "
                     + fmt(Math.max(0, deadline)) + " (bound - cost - decision period); " + load);
         }
-        double peakDeadline = RecoveryModel.maxAgeSeconds(rto, d, r, in.peakInputRate(), mu) - cost - period;
+        boolean inBurst = bursts != null && bursts.inBurst();
+        double peakDeadline = inBurst ? Double.NEGATIVE_INFINITY : peakAgeBound(in, backlogAt, d, r, rto) - cost - period;
         boolean aheadOfPeak = peakDeadline > 0 && peakDeadline < Math.min(deadline, young);
         if (young <= deadline && !aheadOfPeak) {
             if (age < young) {
@@ -197,6 +215,43 @@ public final class PacingPolicy {
                 ? out.build(Action.CHECKPOINT, Reason.CHEAPEST_MOMENT, "inside " + window + " with headroom; " + load)
                 : out.build(Action.WAIT, Reason.WAITING_FOR_HEADROOM, "inside " + window + ", waiting for headroom "
                         + "until the deadline " + fmt(deadline) + "; " + load);
+    }
+
+    /**
+     * The largest age at which a return of the recent peak would not need a checkpoint: with the
+     * bursts' longest length known, a burst that long starting now, with the failure at its end
+     * (the worst moment: the most to replay); otherwise, or if such a burst could not be spanned
+     * even from age 0, the peak rate for ever ({@code tau_max} at the peak rate).
+     */
+    private static double peakAgeBound(PacingInputs in, DoubleUnaryOperator backlogAt, double d, double r, double rto) {
+        double peak = in.peakInputRate();
+        double mu = in.capacity();
+        BurstOutlook bursts = in.bursts();
+        if (bursts != null) {
+            double burst = peak * bursts.longestSeconds();
+            InputForecast afterBurst = InputForecast.constant(in.inputRate());
+            double spanned = RecoveryModel.largestAge(a -> RecoveryModel.recoverySeconds(backlogAt.applyAsDouble(a) + burst,
+                    d, r, afterBurst, mu), rto);
+            if (spanned >= 0) {
+                return spanned;
+            }
+        }
+        return RecoveryModel.largestAge(a -> RecoveryModel.recoverySeconds(peak * a, d, r, InputForecast.constant(peak), mu),
+                rto);
+    }
+
+    private static String describe(@Nullable BurstOutlook bursts) {
+        if (bursts == null) {
+            return "";
+        }
+        if (!bursts.inBurst()) {
+            return String.format(Locale.ROOT, ", bursts up to %s", fmt(bursts.longestSeconds()));
+        }
+        return bursts.burstSeconds() < bursts.longestSeconds()
+                ? String.format(Locale.ROOT, ", in a burst for %s of the longest %s, then %.0f/s expected",
+                        fmt(bursts.burstSeconds()), fmt(bursts.longestSeconds()), bursts.quietRate())
+                : String.format(Locale.ROOT, ", in a burst for %s, longer than any remembered (%s): expected to last",
+                        fmt(bursts.burstSeconds()), fmt(bursts.longestSeconds()));
     }
 
     /** C: the longest of the last {@link #COST_WINDOW} checkpoint durations, in seconds; 0 without any. */

@@ -18,6 +18,7 @@ import java.util.Objects;
  * @param decisionPeriod how often the pacer polls and decides
  * @param staleAfter metrics unchanged for this long count as stale
  * @param peakMemory how long the highest measured input rate is remembered, {@code sr3.pacing.peak-memory}
+ * @param burstForecast whether the recovery model expects bursts to end, {@code sr3.pacing.burst-forecast}
  */
 public record PacingSettings(
         Duration maxRecoveryTime,
@@ -27,9 +28,10 @@ public record PacingSettings(
         String restUrl,
         Duration decisionPeriod,
         Duration staleAfter,
-        Duration peakMemory) implements Serializable {
+        Duration peakMemory,
+        boolean burstForecast) implements Serializable {
 
-    private static final long serialVersionUID = 1L;
+    private static final long serialVersionUID = 2L;
 
     public PacingSettings {
         Objects.requireNonNull(restUrl, "restUrl");

@@ -1,0 +1,92 @@
+package io.sr3.flink.pacing;
+
+import javax.annotation.Nullable;
+import javax.annotation.concurrent.NotThreadSafe;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.Deque;
+
+/**
+ * How long the job's input bursts last, learned from its input rate, so that the recovery model
+ * can expect a burst to end instead of lasting for the whole recovery.
+ *
+ * <p>A burst is a run of rate samples above the midpoint between the lowest and the highest rate
+ * remembered ({@code sr3.pacing.peak-memory}); it ends at the first sample below. The rate between
+ * bursts is the mean of the samples since the previous burst. A restart interrupts a burst, which
+ * is then not remembered (its length is unknown).
+ */
+@NotThreadSafe
+final class BurstHistory {
+
+    private record Burst(Instant ended, double seconds) {}
+
+    private final Duration memory;
+    private final RateExtreme lowest;
+    private final Deque<Burst> bursts = new ArrayDeque<>();
+    @Nullable private Instant burstSince;
+    private double quietRateBeforeBurst;
+    private double quietSum;
+    private int quietSamples;
+
+    BurstHistory(Duration memory) {
+        this.memory = memory;
+        this.lowest = RateExtreme.lowest(memory);
+    }
+
+    /**
+     * Takes in one rate sample.
+     *
+     * @param highest the highest input rate remembered, including this one
+     */
+    void record(Instant now, double rate, double highest) {
+        lowest.record(now, rate);
+        double low = lowest.value(now);
+        boolean above = highest > low && rate > (low + highest) / 2;
+        if (above && burstSince == null) {
+            burstSince = now;
+            // Without a quiet sample since the last restart, the most the quiet rate can be.
+            quietRateBeforeBurst = quietSamples > 0 ? quietSum / quietSamples : (low + highest) / 2;
+            quietSum = 0;
+            quietSamples = 0;
+        } else if (!above) {
+            if (burstSince != null) {
+                bursts.addLast(new Burst(now, seconds(Duration.between(burstSince, now))));
+                burstSince = null;
+            }
+            quietSum += rate;
+            quietSamples++;
+        }
+    }
+
+    /** A restart: the burst in progress, if any, has no known length. */
+    void interrupt() {
+        burstSince = null;
+        quietSum = 0;
+        quietSamples = 0;
+    }
+
+    /** What the remembered bursts say, or null when none ended within the memory. */
+    @Nullable
+    BurstOutlook outlook(Instant now) {
+        Instant oldest = now.minus(memory);
+        while (!bursts.isEmpty() && bursts.peekFirst().ended().isBefore(oldest)) {
+            bursts.pollFirst();
+        }
+        double longest = 0;
+        for (Burst b : bursts) {
+            longest = Math.max(longest, b.seconds());
+        }
+        if (longest <= 0) {
+            return null;
+        }
+        return burstSince == null
+                ? new BurstOutlook(longest, false, 0, quietSamples > 0 ? quietSum / quietSamples : 0)
+                : new BurstOutlook(longest, true, seconds(Duration.between(burstSince, now)), quietRateBeforeBurst);
+    }
+
+    private static double seconds(Duration d) {
+        return d.toNanos() / 1e9;
+    }
+}
