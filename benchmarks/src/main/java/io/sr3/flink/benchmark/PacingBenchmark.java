@@ -63,8 +63,9 @@ import java.util.concurrent.TimeUnit;
  * the recovery windows. Results must be exact.
  *
  * <p>Configurations: the pacer with {@code sr3.pacing.max-recovery-time} = {@link #BOUND} and
- * Flink's interval at {@link #SAFETY_INTERVAL} as the safety maximum; fixed intervals of 1 s, 3 s
- * and 6 s. The run is 20x faster than a production cycle (a 13 s load cycle for ~4 min), so
+ * Flink's interval at {@link #SAFETY_INTERVAL} as the safety maximum, with its burst forecast (the
+ * default) and without it ({@code -Dsr3.bench.constant-rate-pacer=false} leaves that one out);
+ * fixed intervals of 1 s, 3 s and 6 s. The run is 20x faster than a production cycle (a 13 s load cycle for ~4 min), so
  * Flink's typical 1 minute interval appears as 3 s.
  *
  * <p>Usage: {@code mvn -B -q -pl benchmarks exec:exec@pacing-benchmark}; the only argument is the
@@ -103,6 +104,9 @@ public final class PacingBenchmark {
     static final List<Long> CHOSEN_FAILURES = Arrays.stream(System.getProperty("sr3.bench.failures", "").split(","))
             .filter(x -> !x.isBlank()).map(x -> Long.parseLong(x.trim())).toList();
     static final int ROUNDS = Integer.getInteger("sr3.bench.rounds", 3);
+    /** Also run the pacer with {@code sr3.pacing.burst-forecast: false}, the model before bursts were learned. */
+    static final boolean CONSTANT_RATE_PACER = Boolean.parseBoolean(System.getProperty("sr3.bench.constant-rate-pacer",
+            "true"));
     static final int FAILURES_PER_RUN = 3;
     /** Failures are drawn in [FIRST_FAILURE, schedule end - 10 s), at least MIN_GAP apart. */
     static final long FIRST_FAILURE_MILLIS = 7_000;
@@ -122,8 +126,8 @@ public final class PacingBenchmark {
         BenchmarkMain.run("PacingBenchmark", args, (tmp, results) -> new PacingBenchmark(tmp).run(results));
     }
 
-    /** One configuration: the pacer, or a fixed interval. */
-    record Setup(String label, @Nullable Duration fixedInterval) {
+    /** One configuration: the pacer (with or without its burst forecast), or a fixed interval. */
+    record Setup(String label, @Nullable Duration fixedInterval, boolean burstForecast) {
         boolean paced() {
             return fixedInterval == null;
         }
@@ -138,9 +142,12 @@ public final class PacingBenchmark {
     private int run(Path resultsDirectory) throws Exception {
         MachineDescription machine = MachineDescription.ofThisMachine();
         List<Setup> setups = new ArrayList<>();
-        setups.add(new Setup("pacer (bound " + BOUND.toSeconds() + " s)", null));
+        setups.add(new Setup("pacer (bound " + BOUND.toSeconds() + " s)", null, true));
+        if (CONSTANT_RATE_PACER) {
+            setups.add(new Setup("pacer, constant-rate model", null, false));
+        }
         for (Duration d : FIXED) {
-            setups.add(new Setup("fixed " + d.toSeconds() + " s", d));
+            setups.add(new Setup("fixed " + d.toSeconds() + " s", d, false));
         }
         say("pacing benchmark: %d rounds x %d setups, %d failures per run; machine %d cpus, load %s", ROUNDS,
                 setups.size(), FAILURES_PER_RUN, machine.processors(), machine.loadAverage());
@@ -249,6 +256,7 @@ public final class PacingBenchmark {
                 job.setString("sr3.pacing.max-recovery-time", BOUND.toMillis() + " ms");
                 job.setString("sr3.pacing.failure-detection-time", FAILURE_DETECTION.toMillis() + " ms");
                 job.setString("sr3.pacing.mtbf", MTBF.toSeconds() + " s");
+                job.setString("sr3.pacing.burst-forecast", Boolean.toString(setup.burstForecast()));
                 job.setString("sr3.pacing.rest-url",
                         cluster.miniCluster().getRestAddress().get(30, TimeUnit.SECONDS).toString());
             }
@@ -387,11 +395,9 @@ public final class PacingBenchmark {
                 .append(" s (sr3.pacing.max-recovery-time of the pacer; the fixed intervals are judged against it too). "
                         + "A setup holds the bound when every injected failure was caught up within it; after a "
                         + "failure that is never caught up, the run's remaining failures are not injected.\n");
-        Verdict pacer = verdicts.get(setups.get(0).label());
-        out.append("\nPacer held the bound for 100% of its failures: ").append(pacer.heldBound() ? "yes" : "NO").append('\n');
         String shortest = null;
         String lowest = null;
-        for (Setup s : setups.subList(1, setups.size())) { // fixed intervals, shortest first
+        for (Setup s : setups.stream().filter(s -> !s.paced()).toList()) { // fixed intervals, shortest first
             Verdict v = verdicts.get(s.label());
             if (v.heldBound() && shortest == null) {
                 shortest = s.label();
@@ -400,14 +406,19 @@ public final class PacingBenchmark {
                 lowest = s.label();
             }
         }
-        if (shortest == null) {
-            out.append("No fixed interval held the bound for every failure, so there is no p99 ratio to report.\n");
-            return out.toString();
-        }
-        out.append(ratio("Shortest fixed interval that held the bound", shortest, pacer, verdicts.get(shortest)));
-        if (!lowest.equals(shortest)) {
-            out.append(ratio("Fixed interval with the lowest p99 among those that held the bound", lowest, pacer,
-                    verdicts.get(lowest)));
+        for (Setup s : setups.stream().filter(Setup::paced).toList()) {
+            Verdict pacer = verdicts.get(s.label());
+            out.append("\n").append(s.label()).append(" held the bound for 100% of its failures: ")
+                    .append(pacer.heldBound() ? "yes" : "NO").append('\n');
+            if (shortest == null) {
+                out.append("No fixed interval held the bound for every failure, so there is no p99 ratio to report.\n");
+                continue;
+            }
+            out.append(ratio("Shortest fixed interval that held the bound", shortest, pacer, verdicts.get(shortest)));
+            if (!lowest.equals(shortest)) {
+                out.append(ratio("Fixed interval with the lowest p99 among those that held the bound", lowest, pacer,
+                        verdicts.get(lowest)));
+            }
         }
         return out.toString();
     }

@@ -15,7 +15,8 @@ import java.util.Deque;
  * <p>A burst is a run of rate samples above the midpoint between the lowest and the highest rate
  * remembered ({@code sr3.pacing.peak-memory}); it ends at the first sample below. The rate between
  * bursts is the mean of the samples since the previous burst. A restart interrupts a burst, which
- * is then not remembered (its length is unknown).
+ * is then not remembered, and after a restart a burst counts only once the input was quiet (a
+ * burst already running when the replay ended has an unknown start).
  */
 @NotThreadSafe
 final class BurstHistory {
@@ -29,6 +30,8 @@ final class BurstHistory {
     private double quietRateBeforeBurst;
     private double quietSum;
     private int quietSamples;
+    /** After a restart, a burst counts only from a rise out of a quiet phase: before that its start is unknown. */
+    private boolean quietSinceInterrupt = true;
 
     BurstHistory(Duration memory) {
         this.memory = memory;
@@ -44,6 +47,9 @@ final class BurstHistory {
         lowest.record(now, rate);
         double low = lowest.value(now);
         boolean above = highest > low && rate > (low + highest) / 2;
+        if (above && !quietSinceInterrupt) {
+            return;
+        }
         if (above && burstSince == null) {
             burstSince = now;
             // Without a quiet sample since the last restart, the most the quiet rate can be.
@@ -51,6 +57,7 @@ final class BurstHistory {
             quietSum = 0;
             quietSamples = 0;
         } else if (!above) {
+            quietSinceInterrupt = true;
             if (burstSince != null) {
                 bursts.addLast(new Burst(now, seconds(Duration.between(burstSince, now))));
                 burstSince = null;
@@ -63,6 +70,7 @@ final class BurstHistory {
     /** A restart: the burst in progress, if any, has no known length. */
     void interrupt() {
         burstSince = null;
+        quietSinceInterrupt = false;
         quietSum = 0;
         quietSamples = 0;
     }

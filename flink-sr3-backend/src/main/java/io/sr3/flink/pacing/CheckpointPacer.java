@@ -113,7 +113,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         this.onStop = onStop;
         Duration fourPeriods = settings.decisionPeriod().multipliedBy(4);
         this.rateWindow = fourPeriods.compareTo(MIN_RATE_WINDOW) > 0 ? fourPeriods : MIN_RATE_WINDOW;
-        this.loadMemory = new LoadMemory(settings.peakMemory(), settings.maxRecoveryTime());
+        this.loadMemory = new LoadMemory(settings.peakMemory(), settings.maxRecoveryTime(), rateWindow);
         this.inputHistory = new InputHistory(settings.peakMemory());
         for (Reason r : Reason.values()) {
             if (r.triggers()) {
@@ -231,7 +231,10 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         lastLoad = load;
         String replayEnded = loadMemory.observe(now, load, withoutCheckpoint(view));
         if (replayEnded != null) {
-            LOG.info("[pacer {}] {}; pacing again", jobId, replayEnded);
+            double replayRate = view.counters().sourceRateSinceStart();
+            loadMemory.replayMeasured(now, replayRate);
+            LOG.info("[pacer {}] {} (the sources read {} records/s on average since the restart); pacing again", jobId,
+                    replayEnded, Math.round(replayRate));
         }
         if (load.inputRate() > 0) {
             lastCapacity = loadMemory.replayCapacity(now, load.capacity());

@@ -29,6 +29,22 @@ public record JobCounters(List<Vertex> vertices) {
     }
 
     /**
+     * The mean rate (records/s) at which the sources emitted since their attempt started, each
+     * over its own running time.
+     */
+    public double sourceRateSinceStart() {
+        double rate = 0;
+        for (Vertex v : vertices) {
+            if (v.source()) {
+                for (Subtask s : v.subtasks()) {
+                    rate += s.elapsedMs() > 0 ? s.recordsOut() * 1000.0 / s.elapsedMs() : 0;
+                }
+            }
+        }
+        return rate;
+    }
+
+    /**
      * One job vertex.
      *
      * @param id Flink's vertex id

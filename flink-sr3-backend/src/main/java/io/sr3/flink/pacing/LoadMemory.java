@@ -11,13 +11,14 @@ import java.time.Instant;
  * fresh {@link LoadEstimator.Load}:
  * <ul>
  *   <li>the recent peak input rate ({@link RateExtreme}), leaving out rates measured while a subtask
- *       was back-pressured or the job was replaying, because a source that works off a backlog
- *       reads as fast as the job takes records;
+ *       was back-pressured or the job was replaying (and for one rate window after), because a
+ *       source that works off a backlog reads as fast as the job takes records;
  *   <li>the capacity measured while no checkpoint ran: a replay runs without one competing for
  *       CPU, disk and network, so a capacity measured during a checkpoint understates it;
  *   <li>the rate of the last replays: after a restart the sources read the backlog as fast as
  *       the job takes it, which measures the replay capacity directly (busy time in a burst
- *       understates it when the job shares its cores);
+ *       understates it when the job shares its cores); both the rate over each window and the
+ *       mean rate of the whole replay ({@link #replayMeasured}) count;
  *   <li>how long bursts last ({@link BurstHistory}), from the same rates as the peak;
  *   <li>whether the job is still replaying after a restart: from the restart until no subtask is
  *       saturated any more, for at most twice the recovery time the model expected for that
@@ -37,17 +38,21 @@ final class LoadMemory {
 
     private final Duration memory;
     private final Duration longestReplay;
+    /** Rates are averaged over this long: for one window after a replay, they still contain it. */
+    private final Duration rateWindow;
     private final RateExtreme peak;
     private final RateExtreme replayRate;
     private final BurstHistory bursts;
     private double capacityWithoutCheckpoint;
     @Nullable private Instant capacityWithoutCheckpointAt;
     @Nullable private Instant restartedAt;
+    @Nullable private Instant replayEndedAt;
     private Duration replayLimit = Duration.ZERO;
 
-    LoadMemory(Duration memory, Duration longestReplay) {
+    LoadMemory(Duration memory, Duration longestReplay, Duration rateWindow) {
         this.memory = memory;
         this.longestReplay = longestReplay;
+        this.rateWindow = rateWindow;
         this.peak = RateExtreme.highest(memory);
         this.replayRate = RateExtreme.highest(memory);
         this.bursts = new BurstHistory(memory);
@@ -96,13 +101,25 @@ final class LoadMemory {
             }
             if (ended != null) {
                 restartedAt = null;
+                replayEndedAt = now;
             }
         }
-        if (restartedAt == null && !backPressured(load)) {
+        boolean replayInWindow = restartedAt != null
+                || (replayEndedAt != null && now.isBefore(replayEndedAt.plus(rateWindow)));
+        if (!replayInWindow && !backPressured(load)) {
             peak.record(now, load.inputRate());
             bursts.record(now, load.inputRate(), peak.value(now));
         }
         return ended;
+    }
+
+    /**
+     * The mean rate at which the sources read since the restarted attempt began, taken when its
+     * replay ended: a measurement of the replay capacity that does not depend on how much of a
+     * short replay one rate window happened to cover.
+     */
+    void replayMeasured(Instant now, double recordsPerSecond) {
+        replayRate.record(now, recordsPerSecond);
     }
 
     boolean replaying() {

@@ -25,6 +25,18 @@ class LoadEstimatorTest {
         assertThat(load.subtasks().get(1).backPressureRatio()).isCloseTo(0.1, offset(1e-9));
     }
 
+    /** Two source subtasks, each over its own running time: 6,000 in 2 s plus 1,000 in 1 s. */
+    @Test
+    void theSourcesMeanRateSinceTheirStartIsTakenPerSubtask() {
+        JobCounters counters = new JobCounters(List.of(
+                new JobCounters.Vertex("s", "source", true, 2, List.of(new JobCounters.Subtask(0, 6000, 500, 500, 1000),
+                        new JobCounters.Subtask(1, 1000, 100, 0, 900))),
+                new JobCounters.Vertex("k", "keyed", false, 1, List.of(new JobCounters.Subtask(0, 99_999, 1, 0, 1)))));
+
+        assertThat(counters.sourceRateSinceStart()).isEqualTo(4000);
+        assertThat(counters.sourceRecords()).isEqualTo(7000);
+    }
+
     @Test
     void aSubtaskWithoutMetricsIsMissing() {
         JobCounters.Vertex partial = new JobCounters.Vertex("k", "keyed", false, 2,

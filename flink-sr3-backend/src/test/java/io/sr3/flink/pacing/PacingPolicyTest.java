@@ -202,6 +202,92 @@ class PacingPolicyTest {
     }
 
     @Test
+    void theGeneralModelWithAConstantForecastIsTheDesignFormula() {
+        assertThat(RecoveryModel.recoverySeconds(1000 * 30.0, 10, 5, InputForecast.constant(1000), 3000))
+                .isCloseTo(RecoveryModel.recoverySeconds(30, 10, 5, 1000, 3000), offset(1e-9));
+        assertThat(RecoveryModel.recoverySeconds(0, 10, 5, InputForecast.constant(0), Double.MAX_VALUE)).isEqualTo(15);
+        assertThat(RecoveryModel.recoverySeconds(1000, 10, 5, InputForecast.constant(3000), 3000)).isInfinite();
+    }
+
+    /**
+     * 10,000 records to replay, D + R = 6 s, capacity 3,000/s. Against a burst of 4,000/s (above
+     * capacity) that ends 10 s after the failure, then 1,000/s: 6 + (10,000 + 3,000 * 10 + 1,000 * 6)
+     * / 2,000 = 29 s; the same burst for ever never catches up.
+     */
+    @Test
+    void aBurstThatEndsLetsEvenAnOverloadedReplayCatchUp() {
+        InputForecast ending = new InputForecast(4000, 10, 1000);
+        assertThat(RecoveryModel.recoverySeconds(10_000, 5, 1, ending, 3000)).isCloseTo(29, offset(1e-9));
+        assertThat(RecoveryModel.recoverySeconds(10_000, 5, 1, InputForecast.constant(4000), 3000)).isInfinite();
+        assertThat(ending.recordsWithin(12)).isEqualTo(42_000);
+        assertThat(ending.after(4)).isEqualTo(new InputForecast(4000, 6, 1000));
+    }
+
+    /**
+     * A burst at 80% of capacity began 4 s ago, after a quiet phase at 1,000/s; 34,500 records
+     * arrived since the checkpoint 6.5 s ago. If the burst lasts, a failure now takes
+     * 6 + (34,500 + 8,000 * 6) / 2,000 = 47.25 s, and the age may grow to 6.5 + 25,500 / 8,000 =
+     * 9.69 s. Bursts that last at most 10 s end 6 s after a failure now: 6 + (34,500 + 7,000 * 6 +
+     * 1,000 * 6) / 9,000 = 15.2 s, and the bound then allows over 400 s.
+     */
+    @Test
+    void aBurstExpectedToEndAllowsAnOlderCheckpoint() {
+        PacingInputs burst = inputs(new Row("burst, hot", 8000, 10000, 0.85, 0.5, 6.5, 1, false, Action.WAIT,
+                Reason.WAITING_FOR_HEADROOM, true)).withBacklog(34_500);
+        Decision lasting = POLICY.decide(burst);
+        assertThat(lasting.estimatedRecovery()).isEqualTo(Duration.ofMillis(47_250));
+        assertThat(lasting.ageBound().toMillis()).isBetween(9_686L, 9_688L);
+        assertThat(lasting.reason()).as(lasting.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
+
+        Decision ending = POLICY.decide(burst.withBursts(new BurstOutlook(10, true, 4, 1000)));
+        assertThat(ending.estimatedRecovery()).isEqualTo(Duration.ofMillis(15_167));
+        assertThat(ending.ageBound()).isGreaterThan(Duration.ofSeconds(400));
+        assertThat(ending.reason()).as(ending.explanation()).isEqualTo(Reason.WITHIN_BOUND);
+        assertThat(ending.explanation()).contains("in a burst for 4.0s of the longest 10.0s, then 1000/s expected");
+
+        Decision longerThanAny = POLICY.decide(burst.withBursts(new BurstOutlook(10, true, 10, 1000)));
+        assertThat(longerThanAny.ageBound()).as("a burst longer than any remembered is expected to last")
+                .isEqualTo(lasting.ageBound());
+        assertThat(longerThanAny.explanation()).contains("longer than any remembered");
+    }
+
+    /**
+     * Quiet at 1,000/s, 30 s after the checkpoint, but a long burst before left 470,000 records to
+     * replay: counted, they leave 6 + (470,000 + 6,000) / 9,000 = 58.9 s of recovery and 10 s more
+     * of age, so the quiet moment is used; {@code 1,000 * age} would have said 10 s of recovery.
+     */
+    @Test
+    void aQuietPhaseAfterABurstCarriesTheBurstsRecordsInItsBacklog() {
+        PacingInputs quiet = inputs(new Row("quiet at 30 s", 1000, 10000, 0.10, 0.5, 30, 1, false, Action.WAIT,
+                Reason.WITHIN_BOUND, true));
+        assertThat(POLICY.decide(quiet).reason()).isEqualTo(Reason.WITHIN_BOUND);
+
+        Decision counted = POLICY.decide(quiet.withBacklog(470_000));
+        assertThat(counted.ageBound().toMillis()).isBetween(39_998L, 40_000L);
+        assertThat(counted.reason()).as(counted.explanation()).isEqualTo(Reason.CHEAPEST_MOMENT);
+    }
+
+    /**
+     * The quiet phase of {@link #aQuietPhaseAfterABurstCheckpointsAheadOfTheNextPeak}, with the
+     * length of bursts known: a 5 s burst at 5,000/s adds 25,000 records, which the bound
+     * absorbs until an age of about 455 s, so no checkpoint is needed ahead of it. A 200 s burst
+     * could not be passed even from age 0, so the quiet moment is used as without the length.
+     */
+    @Test
+    void aShortBurstOfKnownLengthNeedsNoCheckpointAheadOfIt() {
+        PacingInputs quiet = inputs(new Row("quiet at 30 s", 1000, 10000, 0.10, 0.5, 30, 1, false, Action.WAIT,
+                Reason.WITHIN_BOUND, true)).withPeakInputRate(5000);
+        assertThat(POLICY.decide(quiet).reason()).isEqualTo(Reason.CHEAPEST_MOMENT);
+
+        Decision shortBursts = POLICY.decide(quiet.withBursts(new BurstOutlook(5, false, 0, 1000)));
+        assertThat(shortBursts.reason()).as(shortBursts.explanation()).isEqualTo(Reason.WITHIN_BOUND);
+        assertThat(shortBursts.explanation()).contains("bursts up to 5.0s");
+
+        Decision longBursts = POLICY.decide(quiet.withBursts(new BurstOutlook(200, false, 0, 1000)));
+        assertThat(longBursts.reason()).as(longBursts.explanation()).isEqualTo(Reason.CHEAPEST_MOMENT);
+    }
+
+    @Test
     void rejectsABoundNotLongerThanDetection() {
         assertThatThrownBy(() -> PacingPolicy.Settings.of(Duration.ofSeconds(5), Duration.ofSeconds(5),
                 Duration.ofHours(1), Duration.ofSeconds(1)))
