@@ -13,7 +13,9 @@ import java.util.Deque;
  * can expect a burst to end instead of lasting for the whole recovery.
  *
  * <p>A burst is a run of rate samples above the midpoint between the lowest and the highest rate
- * remembered ({@code sr3.pacing.peak-memory}); it ends at the first sample below. The rate between
+ * remembered ({@code sr3.pacing.peak-memory}); it ends at the first sample below. Unlike the
+ * input peak, it takes rates measured under back-pressure too: a burst near capacity
+ * back-pressures the sources for most of its length, and its samples still say it goes on. The rate between
  * bursts is the mean of the samples since the previous burst. A restart interrupts a burst, which
  * is then not remembered, and after a restart a burst counts only once the input was quiet (a
  * burst already running when the replay ended has an unknown start).
@@ -25,6 +27,7 @@ final class BurstHistory {
 
     private final Duration memory;
     private final RateExtreme lowest;
+    private final RateExtreme highest;
     private final Deque<Burst> bursts = new ArrayDeque<>();
     @Nullable private Instant burstSince;
     private double quietRateBeforeBurst;
@@ -36,24 +39,23 @@ final class BurstHistory {
     BurstHistory(Duration memory) {
         this.memory = memory;
         this.lowest = RateExtreme.lowest(memory);
+        this.highest = RateExtreme.highest(memory);
     }
 
-    /**
-     * Takes in one rate sample.
-     *
-     * @param highest the highest input rate remembered, including this one
-     */
-    void record(Instant now, double rate, double highest) {
+    /** Takes in one rate sample. */
+    void record(Instant now, double rate) {
         lowest.record(now, rate);
+        highest.record(now, rate);
         double low = lowest.value(now);
-        boolean above = highest > low && rate > (low + highest) / 2;
+        double high = highest.value(now);
+        boolean above = high > low && rate > (low + high) / 2;
         if (above && !quietSinceInterrupt) {
             return;
         }
         if (above && burstSince == null) {
             burstSince = now;
             // Without a quiet sample since the last restart, the most the quiet rate can be.
-            quietRateBeforeBurst = quietSamples > 0 ? quietSum / quietSamples : (low + highest) / 2;
+            quietRateBeforeBurst = quietSamples > 0 ? quietSum / quietSamples : (low + high) / 2;
             quietSum = 0;
             quietSamples = 0;
         } else if (!above) {

@@ -19,7 +19,7 @@ import java.time.Instant;
  *       the job takes it, which measures the replay capacity directly (busy time in a burst
  *       understates it when the job shares its cores); both the rate over each window and the
  *       mean rate of the whole replay ({@link #replayMeasured}) count;
- *   <li>how long bursts last ({@link BurstHistory}), from the same rates as the peak;
+ *   <li>how long bursts last ({@link BurstHistory}), from the rates measured outside replays;
  *   <li>whether the job is still replaying after a restart: from the restart until no subtask is
  *       saturated any more, for at most twice the recovery time the model expected for that
  *       failure and at most the recovery-time bound. A job still saturated then is busy with new
@@ -106,9 +106,11 @@ final class LoadMemory {
         }
         boolean replayInWindow = restartedAt != null
                 || (replayEndedAt != null && now.isBefore(replayEndedAt.plus(rateWindow)));
-        if (!replayInWindow && !backPressured(load)) {
-            peak.record(now, load.inputRate());
-            bursts.record(now, load.inputRate(), peak.value(now));
+        if (!replayInWindow) {
+            bursts.record(now, load.inputRate());
+            if (!backPressured(load)) {
+                peak.record(now, load.inputRate());
+            }
         }
         return ended;
     }

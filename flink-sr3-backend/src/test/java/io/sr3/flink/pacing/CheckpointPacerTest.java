@@ -325,10 +325,44 @@ class CheckpointPacerTest {
         assertThat(endpoint.triggers).as("no peak remembered, so Young's interval rules").isZero();
     }
 
+    /**
+     * Quiet at 100/s, a burst at 800/s (keyed subtask 80% busy: capacity 1,000/s, the source
+     * back-pressured half the time) for 8 s, quiet again, then the next burst. Expected to last,
+     * the burst allows only about 4,000 records of backlog (2 + (B + 1,600) / 200 <= 30); a pacer
+     * that learned that bursts end after about 8 s expects the replay to meet 100/s soon and
+     * allows several times more.
+     */
+    @Test
+    void aBurstLearnedFromBackPressuredRatesIsExpectedToEnd() {
+        ScriptedJob job = new ScriptedJob(endpoint, pacer);
+        ScriptedJob constant = otherJob(new PacingSettings(settings.maxRecoveryTime(), settings.failureDetection(),
+                settings.mtbf(), settings.restoreBytesPerSecond(), settings.restUrl(), settings.decisionPeriod(),
+                settings.staleAfter(), settings.peakMemory(), false));
+        int[][] phases = {{10, 100}, {8, 800}, {12, 100}, {6, 800}};
+        for (int[] phase : phases) {
+            for (int second = 0; second < phase[0]; second++) {
+                double busy = phase[1] / 1000.0;
+                double backPressure = phase[1] > 100 ? 0.5 : 0;
+                job.second(phase[1], busy, Duration.ofSeconds(2), backPressure, 0);
+                constant.second(phase[1], busy, Duration.ofSeconds(2), backPressure, 0);
+                clock.advance(Duration.ofSeconds(1));
+            }
+        }
+
+        long expectingTheEnd = pacer.getCheckpointAgeBoundMillis();
+        long expectingItToLast = constant.pacer.getCheckpointAgeBoundMillis();
+        assertThat(expectingItToLast).as("constant-rate model").isBetween(1_000L, 8_000L);
+        assertThat(expectingTheEnd).as("bursts learned").isGreaterThan(3 * expectingItToLast);
+    }
+
     /** A second pacer on the same clock and settings, fed by its own script. */
     private ScriptedJob otherJob() {
+        return otherJob(settings);
+    }
+
+    private ScriptedJob otherJob(PacingSettings otherSettings) {
         TestingJobEndpoint other = new TestingJobEndpoint();
-        return new ScriptedJob(other, new CheckpointPacer("other", settings, other, clock, unused, () -> {}));
+        return new ScriptedJob(other, new CheckpointPacer("other", otherSettings, other, clock, unused, () -> {}));
     }
 
     /**
