@@ -130,7 +130,7 @@ final class Sr3OutputStream extends FSDataOutputStream {
             Manifest manifest = new Manifest(path, false, System.currentTimeMillis(), position, refs);
             manifestWrite = node.storage().write(NamespaceKeys.manifestKey(path), manifest.encode(), false);
             RingStorage.await(manifestWrite);
-        } catch (IOException e) {
+        } catch (IOException | RuntimeException e) {
             discard(manifestWrite);
             throw new IOException("Could not write " + displayPath + " to the sr3 ring: " + e.getMessage(), e);
         }
@@ -145,6 +145,14 @@ final class Sr3OutputStream extends FSDataOutputStream {
         if (bufferPosition == 0) {
             return;
         }
+        // Wait for a slot before taking the bytes out of the buffer: Flink interrupts a cancelled
+        // snapshot's thread here, and the bytes must then stay where close() will find them.
+        try {
+            inFlight.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("Interrupted while writing " + displayPath);
+        }
         byte[] data;
         if (bufferPosition == buffer.length) {
             data = buffer; // hand the full buffer over instead of copying it
@@ -157,12 +165,6 @@ final class Sr3OutputStream extends FSDataOutputStream {
         CRC32C crc = new CRC32C();
         crc.update(data);
         int checksum = (int) crc.getValue();
-        try {
-            inFlight.acquire();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("Interrupted while writing " + displayPath);
-        }
         CompletableFuture<Manifest.BlockRef> block = node.storage().write(key, data, true)
                 .thenApply((List<Member> holders) -> new Manifest.BlockRef(key, data.length, checksum, holders));
         block.whenComplete((ref, error) -> inFlight.release());

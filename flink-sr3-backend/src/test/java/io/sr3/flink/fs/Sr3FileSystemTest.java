@@ -152,6 +152,32 @@ class Sr3FileSystemTest {
         }
     }
 
+    /**
+     * Flink interrupts a cancelled snapshot's thread, which may be waiting for a free slot to send
+     * a full block; the bytes of that block must stay in the stream, or a later close publishes a
+     * manifest that counts bytes no block holds (seen in the pacing benchmark).
+     */
+    @Test
+    void aWriteInterruptedWhileWaitingToSendABlockKeepsItsBytes() throws Exception {
+        byte[] data = randomBytes(BLOCK * 2);
+        Path file = new Path(base, "interrupted-write");
+        FSDataOutputStream out = fs.create(file, WriteMode.NO_OVERWRITE);
+        out.write(data, 0, BLOCK / 2);
+        Thread.currentThread().interrupt();
+        try {
+            assertThatThrownBy(() -> out.write(data, BLOCK / 2, BLOCK))
+                    .isInstanceOf(java.io.InterruptedIOException.class).hasMessageContaining("interrupted-write");
+        } finally {
+            Thread.interrupted();
+        }
+        long kept = out.getPos();
+        out.close();
+
+        byte[] stored = read(file);
+        assertThat(stored).hasSize((int) kept);
+        assertThat(stored).isEqualTo(Arrays.copyOf(data, (int) kept));
+    }
+
     @Test
     void multiBlockFileRoundTripsWithSeek() throws IOException {
         byte[] data = randomBytes(BLOCK * 5 + 123);
