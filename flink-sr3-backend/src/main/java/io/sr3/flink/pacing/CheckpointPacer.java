@@ -80,6 +80,9 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     private double lastCapacity = Double.MAX_VALUE;
     private final LoadMemory loadMemory;
     private final InputHistory inputHistory;
+    /** The trigger time of the latest completed checkpoint seen: a restart restores it. */
+    @Nullable private Instant lastCheckpointTriggered;
+    private double lastInputRate;
 
     // Read by MBean getters.
     private volatile long ageBoundMillis = -1;
@@ -202,8 +205,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         if (result instanceof LoadEstimator.Reset) {
             if (previousCounters != null) {
                 // Counters went back: a restart between two polls.
-                loadMemory.restarted(now, expectedRecovery());
-                inputHistory.restarted(lastFreshSample);
+                restarted(now, lastFreshSample);
             }
             inputHistory.attemptStarted(now, view.counters().sourceRecords());
             previousCounters = view.counters();
@@ -229,7 +231,8 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         LoadEstimator.Result windowed = LoadEstimator.estimate(samples.get(0).counters(), view.counters());
         LoadEstimator.Load load = windowed instanceof LoadEstimator.Load l ? l : (LoadEstimator.Load) result;
         lastLoad = load;
-        String replayEnded = loadMemory.observe(now, load, withoutCheckpoint(view));
+        lastInputRate = load.inputRate();
+        String replayEnded = loadMemory.observe(now, load, withoutCheckpoint(view), view.counters().sourceRecords());
         if (replayEnded != null) {
             double replayRate = view.counters().sourceRateSinceStart();
             loadMemory.replayMeasured(now, replayRate);
@@ -247,6 +250,9 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         List<CheckpointSample> completed = view.completedCheckpoints();
         List<CheckpointSample> recent = completed.subList(Math.max(0, completed.size() - HISTORY), completed.size());
         CheckpointSample last = recent.isEmpty() ? null : recent.get(recent.size() - 1);
+        if (last != null) {
+            lastCheckpointTriggered = last.triggered();
+        }
         Duration restore = RestoreEstimate.fromBandwidth(last == null ? 0 : last.stateSizeBytes(), restoreBandwidth());
         boolean pending = view.checkpointsInProgress() > 0 || requestPending(now, last, view.latestFailedTrigger());
         double backlog = inputHistory.recordsSince(last == null ? runningSince : last.triggered(), now, load.inputRate());
@@ -316,13 +322,23 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
 
     /** A restart ends the running period that began at the previous one (or at the job's start). */
     private void noteRestart(Instant now) {
-        loadMemory.restarted(now, expectedRecovery());
-        inputHistory.restarted(now);
+        restarted(now, now);
         failureClock.add(now);
         while (failureClock.size() > MTBF_WINDOW + 1) {
             failureClock.removeFirst();
         }
         observedMtbfSnapshot = observedMtbf();
+    }
+
+    /**
+     * The job restarted (noticed at {@code now}, at {@code at} at the latest): its replay runs
+     * until the sources have read again what arrived since the restored checkpoint.
+     */
+    private void restarted(Instant now, Instant at) {
+        Instant restored = lastCheckpointTriggered != null ? lastCheckpointTriggered : runningSince;
+        double backlog = restored == null ? 0 : inputHistory.recordsSince(restored, at, lastInputRate);
+        loadMemory.restarted(now, expectedRecovery(), backlog);
+        inputHistory.restarted(at);
     }
 
     /** The recovery time the last decision estimated for the state's current age, or null without one. */

@@ -5,6 +5,7 @@ import javax.annotation.concurrent.NotThreadSafe;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Locale;
 
 /**
  * What the pacer remembers about a job's load beyond the current rate window, fed with every
@@ -20,8 +21,8 @@ import java.time.Instant;
  *       understates it when the job shares its cores); both the rate over each window and the
  *       mean rate of the whole replay ({@link #replayMeasured}) count;
  *   <li>how long bursts last ({@link BurstHistory}), from the rates measured outside replays;
- *   <li>whether the job is still replaying after a restart: from the restart until no subtask is
- *       saturated any more, for at most twice the recovery time the model expected for that
+ *   <li>whether the job is still replaying after a restart: from the restart until the sources
+ *       have read the backlog again and no subtask is saturated any more, for at most twice the recovery time the model expected for that
  *       failure and at most the recovery-time bound. A job still saturated then is busy with new
  *       input (a burst that began during the replay, or overload), and holding checkpoints back
  *       would only let the state age grow.
@@ -47,6 +48,7 @@ final class LoadMemory {
     @Nullable private Instant capacityWithoutCheckpointAt;
     @Nullable private Instant restartedAt;
     @Nullable private Instant replayEndedAt;
+    private double replayBacklog;
     private Duration replayLimit = Duration.ZERO;
 
     LoadMemory(Duration memory, Duration longestReplay, Duration rateWindow) {
@@ -63,9 +65,13 @@ final class LoadMemory {
      *
      * @param expectedRecovery the recovery time the model predicted for the state's age at the
      *     failure, or null when it had none; the replay is left alone for at most twice that
+     * @param backlog the records that arrived since the restored checkpoint: the replay is not
+     *     over before the sources have read them again (right after a restart, tasks that are
+     *     still restoring their state look idle, not caught up)
      */
-    void restarted(Instant now, @Nullable Duration expectedRecovery) {
+    void restarted(Instant now, @Nullable Duration expectedRecovery, double backlog) {
         restartedAt = now;
+        replayBacklog = backlog;
         bursts.interrupt();
         Duration twiceExpected = expectedRecovery == null ? longestReplay : expectedRecovery.multipliedBy(2);
         replayLimit = twiceExpected.compareTo(longestReplay) < 0 ? twiceExpected : longestReplay;
@@ -75,10 +81,11 @@ final class LoadMemory {
      * Takes in a fresh load.
      *
      * @param withoutCheckpoint no checkpoint ran during the load's window
+     * @param sourceRecords records the sources emitted since their attempt started
      * @return why a replay ended with this load, or null
      */
     @Nullable
-    String observe(Instant now, LoadEstimator.Load load, boolean withoutCheckpoint) {
+    String observe(Instant now, LoadEstimator.Load load, boolean withoutCheckpoint, long sourceRecords) {
         if (withoutCheckpoint && load.inputRate() > 0) {
             capacityWithoutCheckpoint = load.capacity();
             capacityWithoutCheckpointAt = now;
@@ -89,8 +96,9 @@ final class LoadMemory {
         String ended = null;
         if (restartedAt != null) {
             Duration since = Duration.between(restartedAt, now);
-            if (hottest(load) < REPLAY_LOAD) {
-                ended = "caught up " + since.toMillis() + " ms after the restart";
+            if (hottest(load) < REPLAY_LOAD && sourceRecords >= replayBacklog) {
+                ended = String.format(Locale.ROOT, "caught up %d ms after the restart, with %d records read again (the "
+                        + "backlog was about %.0f)", since.toMillis(), sourceRecords, replayBacklog);
             } else if (since.compareTo(replayLimit) > 0) {
                 ended = "still saturated " + since.toMillis() + " ms after the restart, " + (replayLimit.equals(longestReplay)
                         ? "longer than the recovery-time bound"

@@ -222,6 +222,38 @@ class CheckpointPacerTest {
                 .isBetween(2_500L, 3_300L);
     }
 
+    /**
+     * 900 records/s (the keyed subtask 60% busy, so no trigger) after a checkpoint that is 10 s
+     * old at the restart: about 9,000 records to read again. Right after the restart the tasks
+     * restore their state and look idle; that is not a caught-up job.
+     */
+    @Test
+    void aReplayIsNotOverBeforeTheSourcesReadTheBacklogAgain() {
+        ScriptedJob before = new ScriptedJob(endpoint, pacer);
+        for (int second = 0; second < 10; second++) {
+            before.second(900, 0.6, Duration.ofSeconds(10));
+            clock.advance(Duration.ofSeconds(1));
+        }
+        assertThat(endpoint.triggers).isZero();
+        endpoint.views.add(new JobView("RESTARTING", false, null, List.of(), 0, null));
+        pacer.tick();
+
+        ScriptedJob after = new ScriptedJob(endpoint, pacer);
+        for (int second = 0; second < 4; second++) {
+            after.second(100, 0.1, Duration.ofSeconds(10));
+            clock.advance(Duration.ofSeconds(1));
+        }
+        assertThat(pacer.getLastReason()).as("idle while restoring: not caught up")
+                .isEqualTo(Decision.Reason.CATCHING_UP.name());
+
+        for (int second = 0; second < 6; second++) {
+            after.second(4000, 0.5, Duration.ofSeconds(10));
+            clock.advance(Duration.ofSeconds(1));
+        }
+        assertThat(pacer.getLastReason()).as("the backlog was read again").isNotEqualTo(
+                Decision.Reason.CATCHING_UP.name());
+    }
+
     /** The job ran, then the pacer sees it RESTARTING. */
     private void restart() {
         endpoint.views.add(running(0, 100, 0.1));
