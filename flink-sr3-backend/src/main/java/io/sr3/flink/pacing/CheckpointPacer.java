@@ -335,6 +335,9 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
      * until the sources have read again what arrived since the restored checkpoint.
      */
     private void restarted(Instant now, Instant at) {
+        // A failover aborts the running checkpoint, ours included: waiting for it to show up
+        // would hold every trigger back for the whole patience.
+        lastRequest = null;
         Instant restored = lastCheckpointTriggered != null ? lastCheckpointTriggered : runningSince;
         double backlog = restored == null ? 0 : inputHistory.recordsSince(restored, at, lastInputRate);
         loadMemory.restarted(now, expectedRecovery(), backlog);

@@ -254,6 +254,31 @@ class CheckpointPacerTest {
                 Decision.Reason.CATCHING_UP.name());
     }
 
+    /**
+     * The pacer asked for a checkpoint and the job failed over before it showed up: the failover
+     * aborted it, so the pacer does not wait for it (seen in the pacing benchmark: 13 s without a
+     * trigger, and a recovery far over the bound).
+     */
+    @Test
+    void aRestartForgetsTheCheckpointItAbortedInsteadOfWaitingForIt() {
+        for (int second = 0; second < 4; second++) {
+            endpoint.views.add(running(second, 900, 0.9));
+            pacer.tick();
+            clock.advance(Duration.ofSeconds(1));
+        }
+        assertThat(endpoint.triggers).isPositive();
+        endpoint.views.add(running(4, 900, 0.9));
+        pacer.tick();
+        assertThat(pacer.getLastReason()).isEqualTo(Decision.Reason.CHECKPOINT_IN_PROGRESS.name());
+
+        endpoint.views.add(new JobView("RESTARTING", false, null, List.of(), 0, null));
+        pacer.tick();
+        runFor(0, 3, 900, 0.95);
+
+        assertThat(pacer.getLastReason()).as("the aborted request is not in progress any more")
+                .isEqualTo(Decision.Reason.CATCHING_UP.name());
+    }
+
     /** The job ran, then the pacer sees it RESTARTING. */
     private void restart() {
         endpoint.views.add(running(0, 100, 0.1));
