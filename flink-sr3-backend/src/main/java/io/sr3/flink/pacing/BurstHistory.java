@@ -15,7 +15,10 @@ import java.util.Deque;
  * <p>A burst is a run of rate samples above the midpoint between the lowest and the highest rate
  * remembered ({@code sr3.pacing.peak-memory}); it ends at the first sample below. Unlike the
  * input peak, it takes rates measured under back-pressure too: a burst near capacity
- * back-pressures the sources for most of its length, and its samples still say it goes on. The rate between
+ * back-pressures the sources for most of its length, and its samples still say it goes on. A
+ * low rate under back-pressure, though, says nothing about the input: the job is not taking it
+ * (a checkpoint's pause splits a burst in two otherwise, and the shorter halves would make the
+ * forecast expect bursts to end too early). The rate between
  * bursts is the mean of the samples since the previous burst. A restart interrupts a burst, which
  * is then not remembered, and after a restart a burst counts only once the input was quiet (a
  * burst already running when the replay ended has an unknown start).
@@ -42,14 +45,19 @@ final class BurstHistory {
         this.highest = RateExtreme.highest(memory);
     }
 
-    /** Takes in one rate sample. */
-    void record(Instant now, double rate) {
+    /**
+     * Takes in one rate sample.
+     *
+     * @param backPressured a subtask was back-pressured: the sources read slower than the input
+     *     arrives (a checkpoint's pause in a burst, say), so a low rate then does not end a burst
+     */
+    void record(Instant now, double rate, boolean backPressured) {
         lowest.record(now, rate);
         highest.record(now, rate);
         double low = lowest.value(now);
         double high = highest.value(now);
         boolean above = high > low && rate > (low + high) / 2;
-        if (above && !quietSinceInterrupt) {
+        if ((above && !quietSinceInterrupt) || (!above && backPressured)) {
             return;
         }
         if (above && burstSince == null) {

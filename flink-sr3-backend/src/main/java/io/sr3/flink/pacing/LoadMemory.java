@@ -115,7 +115,7 @@ final class LoadMemory {
         boolean replayInWindow = restartedAt != null
                 || (replayEndedAt != null && now.isBefore(replayEndedAt.plus(rateWindow)));
         if (!replayInWindow) {
-            bursts.record(now, load.inputRate());
+            bursts.record(now, load.inputRate(), backPressured(load));
             if (!backPressured(load)) {
                 peak.record(now, load.inputRate());
             }

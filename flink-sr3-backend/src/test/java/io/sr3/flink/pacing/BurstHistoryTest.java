@@ -73,6 +73,17 @@ class BurstHistoryTest {
     }
 
     @Test
+    void aPauseUnderBackPressureDoesNotSplitABurst() {
+        feed(8, 300);
+        feed(2, 2000, true);
+        feed(1, 400, true); // a checkpoint paused the job: the sources read little
+        feed(3, 2000, true);
+        feed(8, 300);
+
+        assertThat(history.outlook(now()).longestSeconds()).isEqualTo(6);
+    }
+
+    @Test
     void burstsAreForgottenAfterTheMemory() {
         feed(8, 300);
         feed(5, 2000);
@@ -97,9 +108,12 @@ class BurstHistoryTest {
 
     /** {@code seconds} samples at {@code rate}, one per second, as LoadMemory feeds them. */
     private void feed(int seconds, double rate) {
+        feed(seconds, rate, false);
+    }
+
+    private void feed(int seconds, double rate, boolean backPressured) {
         for (int i = 0; i < seconds; i++) {
-            Instant at = now();
-            history.record(at, rate);
+            history.record(now(), rate, backPressured);
             second++;
         }
     }
