@@ -36,8 +36,11 @@ final class BurstHistory {
     private double quietRateBeforeBurst;
     private double quietSum;
     private int quietSamples;
-    /** After a restart, a burst counts only from a rise out of a quiet phase: before that its start is unknown. */
-    private boolean quietSinceInterrupt = true;
+    /**
+     * After a restart, and at the job's start (the sources may start behind), a burst counts only
+     * from a rise out of a quiet phase: before that its start is unknown.
+     */
+    private boolean quietSinceInterrupt;
 
     BurstHistory(Duration memory) {
         this.memory = memory;

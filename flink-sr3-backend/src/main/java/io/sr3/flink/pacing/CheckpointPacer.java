@@ -82,6 +82,8 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     private final InputHistory inputHistory;
     /** The trigger time of the latest completed checkpoint seen: a restart restores it. */
     @Nullable private Instant lastCheckpointTriggered;
+    /** When the last restart happened (as far as the pacer can tell). */
+    @Nullable private Instant lastRestart;
     private double lastInputRate;
 
     // Read by MBean getters.
@@ -204,8 +206,14 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         missingSince = null;
         if (result instanceof LoadEstimator.Reset) {
             if (previousCounters != null) {
-                // Counters went back: a restart between two polls.
-                restarted(now, lastFreshSample);
+                if (lastRestart != null && Duration.between(lastRestart, now).compareTo(settings.staleAfter()) <= 0) {
+                    // The restart we just noticed: the previous counters were the old attempt's, still
+                    // in Flink's metric store. Count the new attempt's records from the restart.
+                    inputHistory.restarted(lastRestart);
+                } else {
+                    // Counters went back: a restart between two polls.
+                    restarted(now, lastFreshSample);
+                }
             }
             inputHistory.attemptStarted(now, view.counters().sourceRecords());
             previousCounters = view.counters();
@@ -335,6 +343,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
      * until the sources have read again what arrived since the restored checkpoint.
      */
     private void restarted(Instant now, Instant at) {
+        lastRestart = at;
         // A failover aborts the running checkpoint, ours included: waiting for it to show up
         // would hold every trigger back for the whole patience.
         lastRequest = null;

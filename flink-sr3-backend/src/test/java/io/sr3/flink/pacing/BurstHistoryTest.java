@@ -36,6 +36,14 @@ class BurstHistoryTest {
     }
 
     @Test
+    void aHighRateAtTheJobsStartIsNoBurst() {
+        feed(3, 2000); // the sources start behind and catch up
+        feed(8, 300);
+
+        assertThat(history.outlook(now())).isNull();
+    }
+
+    @Test
     void aBurstLongerThanAnyRememberedIsExpectedToLast() {
         feed(8, 300);
         feed(5, 2000);

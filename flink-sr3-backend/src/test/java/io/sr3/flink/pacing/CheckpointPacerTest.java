@@ -279,6 +279,47 @@ class CheckpointPacerTest {
                 .isEqualTo(Decision.Reason.CATCHING_UP.name());
     }
 
+    /**
+     * After a restart, Flink's metric store may still hold the old attempt's counters for a poll;
+     * the new attempt's counters then look like a second restart, whose replay would have to read
+     * the old attempt's records again. The pacer sees one restart and decides exactly as for a
+     * restart without the stale poll.
+     */
+    @Test
+    void staleCountersOfTheOldAttemptAreNotASecondRestart() {
+        ScriptedJob job = new ScriptedJob(endpoint, pacer);
+        ScriptedJob clean = otherJob();
+        for (int second = 0; second < 10; second++) {
+            job.second(100, 0.2, Duration.ofSeconds(5));
+            clean.second(100, 0.2, Duration.ofSeconds(5));
+            clock.advance(Duration.ofSeconds(1));
+        }
+        JobView oldAttempt = endpoint.lastPolled;
+        JobView restarting = new JobView("RESTARTING", false, null, List.of(), 0, null);
+        endpoint.views.add(restarting);
+        pacer.tick();
+        clean.endpoint.views.add(restarting);
+        clean.pacer.tick();
+        clock.advance(Duration.ofSeconds(1));
+        endpoint.views.add(oldAttempt);
+        pacer.tick();
+        clock.advance(Duration.ofSeconds(1));
+
+        ScriptedJob newAttempt = new ScriptedJob(endpoint, pacer);
+        ScriptedJob cleanNewAttempt = new ScriptedJob(clean.endpoint, clean.pacer);
+        for (int second = 0; second < 6; second++) {
+            newAttempt.second(300, 0.5, Duration.ofSeconds(5));
+            cleanNewAttempt.second(300, 0.5, Duration.ofSeconds(5));
+            clock.advance(Duration.ofSeconds(1));
+            assertThat(pacer.getLastReason()).as("second %d of the new attempt", second)
+                    .isEqualTo(clean.pacer.getLastReason());
+        }
+
+        assertThat(pacer.getCheckpointAgeBoundMillis()).isPositive()
+                .isEqualTo(clean.pacer.getCheckpointAgeBoundMillis());
+        assertThat(pacer.getEstimatedRecoveryTimeMillis()).isEqualTo(clean.pacer.getEstimatedRecoveryTimeMillis());
+    }
+
     /** The job ran, then the pacer sees it RESTARTING. */
     private void restart() {
         endpoint.views.add(running(0, 100, 0.1));
@@ -489,6 +530,7 @@ class CheckpointPacerTest {
         final Deque<JobView> views = new ArrayDeque<>();
         final List<IOException> failures = new ArrayList<>();
         int triggers;
+        JobView lastPolled;
 
         @Override
         public JobView poll() throws IOException {
@@ -499,6 +541,7 @@ class CheckpointPacerTest {
             if (view == null) {
                 throw new IOException("script exhausted");
             }
+            lastPolled = view;
             return view;
         }
 
