@@ -44,8 +44,6 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     static final Duration GIVE_UP_AFTER = Duration.ofMinutes(2);
     /** Shortest time rates and busy ratios are averaged over. */
     static final Duration MIN_RATE_WINDOW = Duration.ofSeconds(1);
-    /** Restarts the observed MTBF is averaged over. */
-    private static final int MTBF_WINDOW = 5;
     /** Recent completed checkpoints handed to the policy. */
     private static final int HISTORY = 5;
 
@@ -71,8 +69,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     @Nullable private Instant unreachableSince;
     @Nullable private Instant missingSince;
     @Nullable private LoadEstimator.Load lastLoad;
-    /** When the job was first seen running, then when each restart was noticed (for the observed MTBF). */
-    private final java.util.Deque<Instant> failureClock = new java.util.ArrayDeque<>();
+    private final RestartClock restarts = new RestartClock();
     private long stuckWarnedFor = -1;
     private boolean restoreMeasured;
     private boolean seenJob;
@@ -82,8 +79,6 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     private final InputHistory inputHistory;
     /** The trigger time of the latest completed checkpoint seen: a restart restores it. */
     @Nullable private Instant lastCheckpointTriggered;
-    /** When the last restart happened (as far as the pacer can tell). */
-    @Nullable private Instant lastRestart;
     private double lastInputRate;
 
     // Read by MBean getters.
@@ -175,19 +170,20 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         if (view.counters() == null) {
             // Restarting or not yet running: nothing to measure; counters restart with the new attempts.
             if (runningSince != null) {
-                noteRestart(now);
+                restarted(now, now);
             }
             previousCounters = null;
             samples.clear();
             runningSince = null;
             return;
         }
+        if (restarts.fromBeforeLastRestart(view.counters(), now, settings.decisionPeriod().plusSeconds(1))) {
+            return; // the old attempt's counters, still in Flink's metric store: not a sample of this one
+        }
         if (runningSince == null) {
             runningSince = now;
             lastFreshSample = now;
-            if (failureClock.isEmpty()) {
-                failureClock.add(now);
-            }
+            restarts.seenRunning(now);
         }
         LoadEstimator.Result result = LoadEstimator.estimate(previousCounters, view.counters());
         if (result instanceof LoadEstimator.Missing missing) {
@@ -206,14 +202,8 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         missingSince = null;
         if (result instanceof LoadEstimator.Reset) {
             if (previousCounters != null) {
-                if (lastRestart != null && Duration.between(lastRestart, now).compareTo(settings.staleAfter()) <= 0) {
-                    // The restart we just noticed: the previous counters were the old attempt's, still
-                    // in Flink's metric store. Count the new attempt's records from the restart.
-                    inputHistory.restarted(lastRestart);
-                } else {
-                    // Counters went back: a restart between two polls.
-                    restarted(now, lastFreshSample);
-                }
+                // Counters went back: a restart between two polls.
+                restarted(now, lastFreshSample);
             }
             inputHistory.attemptStarted(now, view.counters().sourceRecords());
             previousCounters = view.counters();
@@ -264,9 +254,9 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         Duration restore = RestoreEstimate.fromBandwidth(last == null ? 0 : last.stateSizeBytes(), restoreBandwidth());
         boolean pending = view.checkpointsInProgress() > 0 || requestPending(now, last, view.latestFailedTrigger());
         double backlog = inputHistory.recordsSince(last == null ? runningSince : last.triggered(), now, load.inputRate());
-        PacingInputs inputs = new PacingInputs(load.inputRate(), lastCapacity,
-                load.subtasks(), recent, pending, restore, runningSince, observedMtbf(), loadMemory.peakInputRate(now),
-                loadMemory.replaying(), backlog, settings.burstForecast() ? loadMemory.burstOutlook(now) : null);
+        PacingInputs inputs = new PacingInputs(load.inputRate(), lastCapacity, load.subtasks(), recent, pending, restore,
+                runningSince, restarts.observedMtbf(), loadMemory.peakInputRate(now), loadMemory.replaying(), backlog,
+                settings.burstForecast() ? loadMemory.burstOutlook(now) : null);
         Decision decision = policy.decide(inputs);
         decisions.incrementAndGet();
         warnIfStuck(view, decision, last);
@@ -328,22 +318,13 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         return true;
     }
 
-    /** A restart ends the running period that began at the previous one (or at the job's start). */
-    private void noteRestart(Instant now) {
-        restarted(now, now);
-        failureClock.add(now);
-        while (failureClock.size() > MTBF_WINDOW + 1) {
-            failureClock.removeFirst();
-        }
-        observedMtbfSnapshot = observedMtbf();
-    }
-
     /**
      * The job restarted (noticed at {@code now}, at {@code at} at the latest): its replay runs
      * until the sources have read again what arrived since the restored checkpoint.
      */
     private void restarted(Instant now, Instant at) {
-        lastRestart = at;
+        restarts.restarted(at);
+        observedMtbfSnapshot = restarts.observedMtbf();
         // A failover aborts the running checkpoint, ours included: waiting for it to show up
         // would hold every trigger back for the whole patience.
         lastRequest = null;
@@ -382,16 +363,6 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     public long getObservedMtbfMillis() {
         Duration mtbf = observedMtbfSnapshot;
         return mtbf == null ? -1 : mtbf.toMillis();
-    }
-
-    /** Mean time between the job's recent restarts, once two were seen; null before. */
-    @Nullable
-    private Duration observedMtbf() {
-        int restarts = failureClock.size() - 1;
-        if (restarts < 2) {
-            return null;
-        }
-        return Duration.between(failureClock.getFirst(), failureClock.getLast()).dividedBy(restarts);
     }
 
     /**

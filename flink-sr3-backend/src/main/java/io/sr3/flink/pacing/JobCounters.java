@@ -44,6 +44,17 @@ public record JobCounters(List<Vertex> vertices) {
         return rate;
     }
 
+    /** How long the longest-running subtask has been running in its attempt (ms), from its own time counters. */
+    public double longestRunningMs() {
+        double longest = 0;
+        for (Vertex v : vertices) {
+            for (Subtask s : v.subtasks()) {
+                longest = Math.max(longest, s.elapsedMs());
+            }
+        }
+        return longest;
+    }
+
     /**
      * One job vertex.
      *
