@@ -170,15 +170,18 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         if (view.counters() == null) {
             // Restarting or not yet running: nothing to measure; counters restart with the new attempts.
             if (runningSince != null) {
-                restarted(now, now);
+                restarted(now, now, true);
             }
             previousCounters = null;
             samples.clear();
             runningSince = null;
             return;
         }
-        if (restarts.fromBeforeLastRestart(view.counters(), now, settings.decisionPeriod().plusSeconds(1))) {
-            return; // the old attempt's counters, still in Flink's metric store: not a sample of this one
+        if (restarts.fromBeforeLastRestart(view.counters(), now, settings.decisionPeriod().plusSeconds(1),
+                settings.maxRecoveryTime().plus(settings.staleAfter()))) {
+            LOG.debug("[pacer {}] skipping counters that ran for {} ms, longer than the new attempt: the old "
+                    + "attempt's, still in Flink's metric store", jobId, Math.round(view.counters().longestRunningMs()));
+            return;
         }
         if (runningSince == null) {
             runningSince = now;
@@ -201,9 +204,9 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         }
         missingSince = null;
         if (result instanceof LoadEstimator.Reset) {
-            if (previousCounters != null) {
+            if (previousCounters != null && RestartClock.newAttempt(previousCounters, view.counters())) {
                 // Counters went back: a restart between two polls.
-                restarted(now, lastFreshSample);
+                restarted(now, lastFreshSample, false);
             }
             inputHistory.attemptStarted(now, view.counters().sourceRecords());
             previousCounters = view.counters();
@@ -319,11 +322,12 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     }
 
     /**
-     * The job restarted (noticed at {@code now}, at {@code at} at the latest): its replay runs
+     * The job restarted (noticed at {@code now}, at {@code at} at the latest; {@code seenRestarting}
+     * when the pacer saw the job restarting, not only its counters going back): its replay runs
      * until the sources have read again what arrived since the restored checkpoint.
      */
-    private void restarted(Instant now, Instant at) {
-        restarts.restarted(at);
+    private void restarted(Instant now, Instant at, boolean seenRestarting) {
+        restarts.restarted(at, seenRestarting);
         observedMtbfSnapshot = restarts.observedMtbf();
         // A failover aborts the running checkpoint, ours included: waiting for it to show up
         // would hold every trigger back for the whole patience.

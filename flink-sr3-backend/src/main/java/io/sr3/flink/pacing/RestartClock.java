@@ -23,6 +23,8 @@ final class RestartClock {
     /** When the job was first seen running, then each restart. */
     private final Deque<Instant> times = new ArrayDeque<>();
     @Nullable private Instant lastRestart;
+    /** A restart the job was seen in, while the new attempt's counters have not shown up yet. */
+    @Nullable private Instant awaitingNewAttempt;
 
     void seenRunning(Instant now) {
         if (times.isEmpty()) {
@@ -30,8 +32,15 @@ final class RestartClock {
         }
     }
 
-    void restarted(Instant at) {
+    /**
+     * The job restarted at {@code at}.
+     *
+     * @param seenRestarting the job was seen restarting (not only its counters going back): until
+     *     the new attempt's counters show up, Flink's metric store may return the old attempt's
+     */
+    void restarted(Instant at, boolean seenRestarting) {
         lastRestart = at;
+        awaitingNewAttempt = seenRestarting ? at : null;
         times.add(at);
         while (times.size() > MTBF_WINDOW + 1) {
             times.removeFirst();
@@ -47,11 +56,25 @@ final class RestartClock {
     /**
      * Whether counters sampled at {@code now} are still the old attempt's, which Flink's metric
      * store holds for a while after a restart: a subtask of the new attempt cannot have run longer
-     * than the time since the restart (plus {@code slack}, for a restart noticed late).
+     * than the time since the restart (plus {@code slack}, for a restart noticed late). Checked
+     * only after a restart the job was seen in, until the first counters of the new attempt, and
+     * for at most {@code window}: a check that misfired must not blind the pacer.
      */
-    boolean fromBeforeLastRestart(JobCounters counters, Instant now, Duration slack) {
-        return lastRestart != null
-                && counters.longestRunningMs() > Duration.between(lastRestart, now).plus(slack).toMillis();
+    boolean fromBeforeLastRestart(JobCounters counters, Instant now, Duration slack, Duration window) {
+        if (awaitingNewAttempt == null) {
+            return false;
+        }
+        Duration since = Duration.between(awaitingNewAttempt, now);
+        if (since.compareTo(window) <= 0 && counters.longestRunningMs() > since.plus(slack).toMillis()) {
+            return true;
+        }
+        awaitingNewAttempt = null;
+        return false;
+    }
+
+    /** Whether {@code current} started later than {@code previous}: its longest-running subtask ran for less time. */
+    static boolean newAttempt(JobCounters previous, JobCounters current) {
+        return current.longestRunningMs() < previous.longestRunningMs();
     }
 
     /** Mean time between the job's recent restarts, once two were seen; null before. */

@@ -320,6 +320,63 @@ class CheckpointPacerTest {
         assertThat(pacer.getEstimatedRecoveryTimeMillis()).isEqualTo(clean.pacer.getEstimatedRecoveryTimeMillis());
     }
 
+    /**
+     * A metric glitch: the source's record count goes back while every subtask kept running.
+     * Taken for a restart, it would hold checkpoints back while the "replay" reads the 18,000
+     * records since the checkpoint 60 s ago; it is only a fresh start of the rate window.
+     */
+    @Test
+    void countersThatGoBackWithoutANewAttemptAreNoRestart() {
+        ScriptedJob job = new ScriptedJob(endpoint, pacer);
+        for (int second = 0; second < 5; second++) {
+            job.second(300, 0.2, Duration.ofSeconds(60));
+            clock.advance(Duration.ofSeconds(1));
+        }
+        JobView last = endpoint.lastPolled;
+        List<JobCounters.Vertex> glitched = new ArrayList<>();
+        for (JobCounters.Vertex v : last.counters().vertices()) {
+            List<JobCounters.Subtask> subtasks = new ArrayList<>();
+            for (JobCounters.Subtask t : v.subtasks()) {
+                subtasks.add(new JobCounters.Subtask(t.index(), v.source() ? t.recordsOut() - 100 : t.recordsOut(),
+                        t.busyMs(), t.backPressuredMs(), t.idleMs() + 500));
+            }
+            glitched.add(new JobCounters.Vertex(v.id(), v.name(), v.source(), v.parallelism(), subtasks));
+        }
+        endpoint.views.add(new JobView("RUNNING", false, new JobCounters(glitched), last.completedCheckpoints(), 0,
+                null));
+        pacer.tick();
+        for (int second = 5; second < 10; second++) {
+            job.second(300, 0.2, Duration.ofSeconds(60));
+            clock.advance(Duration.ofSeconds(1));
+            assertThat(pacer.getLastReason()).isNotEqualTo(Decision.Reason.CATCHING_UP.name());
+        }
+        assertThat(pacer.getObservedMtbfMillis()).as("no restart counted").isEqualTo(-1);
+    }
+
+    /**
+     * After a restart, counters that ran longer than the time since the restart are the old
+     * attempt's and are skipped; but only for the bound plus stale-after (35 s here), so that a
+     * check that misfires cannot leave the pacer without samples.
+     */
+    @Test
+    void countersOlderThanTheRestartAreSkippedForABoundedTimeOnly() {
+        restart();
+        long before = pacer.getDecisions();
+        for (int second = 1; second <= 34; second++) {
+            clock.advance(Duration.ofSeconds(1));
+            endpoint.views.add(running(100 + second, 300, 0.2));
+            pacer.tick();
+        }
+        assertThat(pacer.getDecisions()).as("the old attempt's counters").isEqualTo(before);
+
+        for (int second = 35; second <= 40; second++) {
+            clock.advance(Duration.ofSeconds(1));
+            endpoint.views.add(running(100 + second, 300, 0.2));
+            pacer.tick();
+        }
+        assertThat(pacer.getDecisions()).as("taken as samples after 35 s").isGreaterThan(before);
+    }
+
     /** The job ran, then the pacer sees it RESTARTING. */
     private void restart() {
         endpoint.views.add(running(0, 100, 0.1));
