@@ -15,15 +15,19 @@ import java.util.Locale;
  *       was back-pressured or the job was replaying (and for one rate window after), because a
  *       source that works off a backlog reads as fast as the job takes records;
  *   <li>the capacity measured while no checkpoint ran: a replay runs without one competing for
- *       CPU, disk and network, so a capacity measured during a checkpoint understates it;
+ *       CPU, disk and network, so a capacity measured during a checkpoint understates it. The
+ *       latest such measurement counts, and the highest one taken while the hottest subtask was
+ *       at least {@value #LOADED_BUSY} busy: at low load, per-record overhead (wake-ups, small
+ *       network buffers) inflates busy time, and a replay, which reads in full buffers, runs
+ *       faster than it suggests;
  *   <li>the rate of the last replays: after a restart the sources read the backlog as fast as
  *       the job takes it, which measures the replay capacity directly (busy time in a burst
  *       understates it when the job shares its cores); both the rate over each window and the
  *       mean rate of the whole replay ({@link #replayMeasured}) count;
  *   <li>how long bursts last ({@link BurstHistory}), from the rates measured outside replays;
  *   <li>whether the job is still replaying after a restart: from the restart until the sources
- *       have read the backlog again and no subtask is saturated any more, for at most twice the recovery time the model expected for that
- *       failure and at most the recovery-time bound. A job still saturated then is busy with new
+ *       have read the backlog again and no subtask is saturated any more, for at most twice the
+ *       recovery time the model expected for that failure and at most the recovery-time bound. A job still saturated then is busy with new
  *       input (a burst that began during the replay, or overload), and holding checkpoints back
  *       would only let the state age grow.
  * </ul>
@@ -32,6 +36,8 @@ import java.util.Locale;
 @NotThreadSafe
 final class LoadMemory {
 
+    /** A subtask at least this busy has per-record overhead amortized: its capacity estimate is close to a replay's. */
+    static final double LOADED_BUSY = 0.5;
     /** A subtask back-pressured more than this is working off a backlog, not following the input. */
     static final double BACKLOG_BACK_PRESSURE = 0.2;
     /** After a restart, the replay runs until no subtask is this loaded any more. */
@@ -44,6 +50,7 @@ final class LoadMemory {
     private final RateExtreme peak;
     private final RateExtreme replayRate;
     private final BurstHistory bursts;
+    private final RateExtreme loadedCapacity;
     private double capacityWithoutCheckpoint;
     @Nullable private Instant capacityWithoutCheckpointAt;
     @Nullable private Instant restartedAt;
@@ -57,6 +64,7 @@ final class LoadMemory {
         this.rateWindow = rateWindow;
         this.peak = RateExtreme.highest(memory);
         this.replayRate = RateExtreme.highest(memory);
+        this.loadedCapacity = RateExtreme.highest(memory);
         this.bursts = new BurstHistory(memory);
     }
 
@@ -89,6 +97,9 @@ final class LoadMemory {
         if (withoutCheckpoint && load.inputRate() > 0) {
             capacityWithoutCheckpoint = load.capacity();
             capacityWithoutCheckpointAt = now;
+            if (hottestBusy(load) >= LOADED_BUSY) {
+                loadedCapacity.record(now, load.capacity());
+            }
         }
         if (restartedAt != null && withoutCheckpoint) {
             replayRate.record(now, load.inputRate());
@@ -149,15 +160,20 @@ final class LoadMemory {
 
     /**
      * The capacity a replay would have: the highest of {@code current}, the latest capacity
-     * measured without a checkpoint and the fastest recent replay.
+     * measured without a checkpoint, the highest measured without one under load, and the fastest
+     * recent replay.
      */
     double replayCapacity(Instant now, double current) {
-        double capacity = Math.max(current, replayRate.value(now));
+        double capacity = Math.max(Math.max(current, replayRate.value(now)), loadedCapacity.value(now));
         if (capacityWithoutCheckpointAt == null
                 || Duration.between(capacityWithoutCheckpointAt, now).compareTo(memory) > 0) {
             return capacity;
         }
         return Math.max(capacity, capacityWithoutCheckpoint);
+    }
+
+    private static double hottestBusy(LoadEstimator.Load load) {
+        return load.subtasks().stream().mapToDouble(SubtaskLoad::busyRatio).max().orElse(0);
     }
 
     private static double hottest(LoadEstimator.Load load) {

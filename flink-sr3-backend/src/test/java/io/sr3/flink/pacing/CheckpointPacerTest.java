@@ -195,12 +195,12 @@ class CheckpointPacerTest {
     }
 
     /**
-     * A replay after a restart ran at 3,000 records/s without a checkpoint. Then, at 1,500/s with
-     * the keyed subtask 85% busy, busy time alone says capacity 1,765/s and a bound of
-     * 28*265/1500 - 2 = 2.9 s; the replay showed the job can take 3,000/s. The backlog of the
-     * checkpoint 20 s old is what the sources read since the restart (12,000 replayed + 7,500
-     * new), so the recovery 2 + (backlog + 1500*2)/1500 reaches 30 s at a backlog of 39,000: at
-     * 20 + 19,500/1500 = 33 s.
+     * A replay after a restart ran at 3,000 records/s without a checkpoint, the keyed subtask 95%
+     * busy: 3,158/s. Then, at 1,500/s with the keyed subtask 85% busy, busy time alone says
+     * capacity 1,765/s and a bound of 28*265/1500 - 2 = 2.9 s. The backlog of the checkpoint 20 s
+     * old is what the sources read since the restart (12,000 replayed + 7,500 new), so the
+     * recovery 2 + (backlog + 1500*2)/1658 reaches 30 s at a backlog of 43,420: at
+     * 20 + 23,920/1500 = 35.9 s.
      */
     @Test
     void theRateOfAReplayIsTheCapacityTheModelUses() {
@@ -217,7 +217,7 @@ class CheckpointPacerTest {
             withoutReplay.second(1500, 0.85, Duration.ofSeconds(20));
         }
 
-        assertThat(pacer.getCheckpointAgeBoundMillis()).as("capacity from the replay").isBetween(32_000L, 34_000L);
+        assertThat(pacer.getCheckpointAgeBoundMillis()).as("capacity from the replay").isBetween(35_000L, 37_000L);
         assertThat(withoutReplay.pacer.getCheckpointAgeBoundMillis()).as("capacity from busy time")
                 .isBetween(2_500L, 3_300L);
     }
@@ -462,6 +462,33 @@ class CheckpointPacerTest {
         assertThat(pacer.getCheckpointAgeBoundMillis()).as("a checkpoint runs now").isBetween(81_000L, 83_000L);
         assertThat(onlyDuringCheckpoints.pacer.getCheckpointAgeBoundMillis()).as("never measured without one")
                 .isBetween(16_000L, 17_500L);
+    }
+
+    /**
+     * 1,500 records/s with the keyed subtask 60% busy (capacity 2,500/s), then 100/s at 10% busy,
+     * which says 1,000/s: at low load, per-record overhead inflates busy time. The quiet phase's
+     * bound uses the capacity measured under load: 2 + (backlog + 200) / 2,400 <= 30 allows about
+     * 67,000 records of backlog, against 25,000 with 1,000/s (the checkpoint is 10 s old, so every
+     * rate window is free of it).
+     */
+    @Test
+    void capacityMeasuredUnderLoadOutlastsTheLowLoadEstimate() {
+        ScriptedJob job = new ScriptedJob(endpoint, pacer);
+        for (int second = 0; second < 6; second++) {
+            job.second(1500, 0.6, Duration.ofSeconds(10));
+            clock.advance(Duration.ofSeconds(1));
+        }
+        ScriptedJob quietOnly = otherJob();
+        for (int second = 6; second < 14; second++) {
+            job.second(100, 0.1, Duration.ofSeconds(10));
+            quietOnly.second(100, 0.1, Duration.ofSeconds(10));
+            clock.advance(Duration.ofSeconds(1));
+        }
+
+        long underLoad = pacer.getCheckpointAgeBoundMillis();
+        long lowLoadOnly = quietOnly.pacer.getCheckpointAgeBoundMillis();
+        assertThat(lowLoadOnly).as("1,000/s").isBetween(200_000L, 260_000L);
+        assertThat(underLoad).as("2,500/s").isBetween(600_000L, 680_000L);
     }
 
     /** The same burst, but the source was back-pressured half the time: a catch-up, not the input's peak. */
