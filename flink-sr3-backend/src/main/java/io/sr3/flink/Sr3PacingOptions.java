@@ -69,8 +69,9 @@ public final class Sr3PacingOptions {
             ConfigOptions.key("sr3.pacing.restore-bandwidth")
                     .memoryType()
                     .defaultValue(MemorySize.parse("100mb"))
-                    .withDescription("Bytes per second a restore reads, until the TaskManagers have measured one: the "
-                            + "pacer estimates the restore time as the last checkpoint's state size divided by the slowest "
+                    .withDescription("Bytes per second one subtask's restore reads, until the TaskManagers have "
+                            + "measured one: the pacer estimates the restore time as the largest share of the last "
+                            + "checkpoint that one subtask restores (subtasks restore in parallel) divided by the slowest "
                             + "restore rate a TaskManager achieved in the last hour, or by this value before any restore of "
                             + "at least 1 MiB.");
 

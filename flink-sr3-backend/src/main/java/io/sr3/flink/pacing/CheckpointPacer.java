@@ -254,7 +254,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         if (last != null) {
             lastCheckpointTriggered = last.triggered();
         }
-        Duration restore = RestoreEstimate.fromBandwidth(last == null ? 0 : last.stateSizeBytes(), restoreBandwidth());
+        Duration restore = RestoreEstimate.fromBandwidth(last == null ? 0 : last.largestShareBytes(), restoreBandwidth());
         boolean pending = view.checkpointsInProgress() > 0 || requestPending(now, last, view.latestFailedTrigger());
         double backlog = inputHistory.recordsSince(last == null ? runningSince : last.triggered(), now, load.inputRate());
         PacingInputs inputs = new PacingInputs(load.inputRate(), lastCapacity, load.subtasks(), recent, pending, restore,

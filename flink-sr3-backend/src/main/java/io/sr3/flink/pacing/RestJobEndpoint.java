@@ -27,6 +27,7 @@ import java.util.Set;
  *   GET  /jobs/:job/plan                 (once) which vertices have no inputs: the sources
  *   GET  /jobs/:job/vertices/:v/metrics  ?get=0.numRecordsOut,0.accumulateBusyTimeMs,... per subtask
  *   GET  /jobs/:job/checkpoints          counts, history (trigger time, duration, state size)
+ *   GET  /jobs/:job/checkpoints/details/:id   state size and parallelism per task (once per checkpoint)
  *   POST /jobs/:job/checkpoints          {"checkpointType":"CONFIGURED"} -> request-id
  *   GET  /jobs/:job/checkpoints/:request-id   until it is no longer IN_PROGRESS
  * </pre>
@@ -51,6 +52,9 @@ public final class RestJobEndpoint implements JobEndpoint {
     private final List<String> unreadTriggers = new ArrayList<>();
     @Nullable
     private Set<String> sourceVertices;
+    /** The checkpoint whose largest subtask share was last read, and that share. */
+    private long shareOf = -1;
+    private long share;
 
     public RestJobEndpoint(URI restBase, String jobId, Duration timeout) {
         this.base = URI.create(restBase.toString().replaceAll("/+$", "") + "/");
@@ -92,7 +96,42 @@ public final class RestJobEndpoint implements JobEndpoint {
             }
         }
         completed.sort(Comparator.comparingLong(CheckpointSample::id));
+        if (!completed.isEmpty()) {
+            CheckpointSample latest = completed.remove(completed.size() - 1);
+            completed.add(new CheckpointSample(latest.id(), latest.triggered(), latest.duration(),
+                    latest.stateSizeBytes(), largestShare(latest)));
+        }
         return new JobView(state, false, counters, completed, inProgress, latestFailed);
+    }
+
+    /**
+     * The largest share of {@code checkpoint} one subtask restores, from its per-vertex details
+     * (fetched once per checkpoint); its whole size when the details cannot be read.
+     */
+    private long largestShare(CheckpointSample checkpoint) {
+        if (checkpoint.id() != shareOf) {
+            try {
+                share = largestShare(get("jobs/" + jobId + "/checkpoints/details/" + checkpoint.id()),
+                        checkpoint.stateSizeBytes());
+            } catch (IOException e) {
+                share = checkpoint.stateSizeBytes();
+            }
+            shareOf = checkpoint.id();
+        }
+        return share;
+    }
+
+    /**
+     * From {@code GET /jobs/:job/checkpoints/details/:id}: the largest {@code state_size /
+     * num_subtasks} over its tasks, or {@code whole} when it lists none.
+     */
+    static long largestShare(JsonNode details, long whole) {
+        long largest = -1;
+        for (JsonNode task : details.path("tasks")) {
+            int subtasks = Math.max(1, task.path("num_subtasks").asInt(1));
+            largest = Math.max(largest, (long) Math.ceil(Math.max(0, task.path("state_size").asLong()) / (double) subtasks));
+        }
+        return largest < 0 ? whole : largest;
     }
 
     private JobCounters counters(JsonNode job) throws IOException {

@@ -5,9 +5,10 @@ import java.time.Duration;
 /**
  * R, the time to restore the current state, for the recovery-time model.
  *
- * <p>State size divided by a restore bandwidth: the slowest rate the TaskManagers' recent restores
- * achieved ({@code RestoreRates}), or {@code sr3.pacing.restore-bandwidth} until one was measured.
- * Pure.
+ * <p>The largest share of the state one subtask restores (subtasks restore in parallel) divided
+ * by a restore bandwidth: the slowest rate the TaskManagers' recent restores achieved
+ * ({@code RestoreRates}, each measured for one subtask's restore), or
+ * {@code sr3.pacing.restore-bandwidth} until one was measured. Pure.
  */
 public final class RestoreEstimate {
 

@@ -491,6 +491,31 @@ class CheckpointPacerTest {
         assertThat(underLoad).as("2,500/s").isBetween(600_000L, 680_000L);
     }
 
+    /**
+     * 400 MiB of state at the configured 100 MiB/s: 4 s to restore if one subtask holds it all,
+     * 1 s when four subtasks restore a quarter each in parallel. At 100 records/s and capacity
+     * 1,000/s the estimated recovery differs by 3 s * (1 + 100/900).
+     */
+    @Test
+    void theRestoreTakesAsLongAsTheLargestShareOneSubtaskRestores() {
+        TestingJobEndpoint shared = new TestingJobEndpoint();
+        CheckpointPacer sharedPacer = new CheckpointPacer("shared", settings, shared, clock, unused, () -> {});
+        for (int second = 0; second < 4; second++) {
+            JobCounters counters = running(second, 100, 0.1).counters();
+            Instant triggered = clock.instant().minusSeconds(5);
+            endpoint.views.add(new JobView("RUNNING", false, counters, List.of(new CheckpointSample(1, triggered,
+                    Duration.ofMillis(100), 400L << 20)), 0, null));
+            shared.views.add(new JobView("RUNNING", false, counters, List.of(new CheckpointSample(1, triggered,
+                    Duration.ofMillis(100), 400L << 20, 100L << 20)), 0, null));
+            pacer.tick();
+            sharedPacer.tick();
+            clock.advance(Duration.ofSeconds(1));
+        }
+
+        assertThat(pacer.getEstimatedRecoveryTimeMillis() - sharedPacer.getEstimatedRecoveryTimeMillis())
+                .isBetween(3_200L, 3_450L);
+    }
+
     /** The same burst, but the source was back-pressured half the time: a catch-up, not the input's peak. */
     @Test
     void aCatchUpIsNotRememberedAsAPeak() {
