@@ -39,6 +39,23 @@ class Sr3PacingOptionsTest {
         assertThat(settings.decisionPeriod()).isEqualTo(Duration.ofMillis(500));
         assertThat(settings.mtbf()).isEqualTo(Duration.ofDays(1));
         assertThat(settings.peakMemory()).isEqualTo(Duration.ofMinutes(10));
+        assertThat(settings.burstForecast()).isTrue();
+    }
+
+    @Test
+    void theBurstForecastIsASwitchAndAnythingElseNamesKeyAndValue() {
+        Configuration off = enabled("2 min");
+        off.setString("heartbeat.timeout", "5 s");
+        off.setString("sr3.pacing.burst-forecast", "false");
+        assertThat(Sr3PacingOptions.settings(off).burstForecast()).isFalse();
+
+        Configuration word = enabled("2 min");
+        word.setString("heartbeat.timeout", "5 s");
+        word.setString("sr3.pacing.burst-forecast", "sometimes");
+        assertThatThrownBy(() -> Sr3PacingOptions.settings(word))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("'sometimes'").hasMessageContaining("'sr3.pacing.burst-forecast'")
+                .hasMessageContaining("expected true or false");
     }
 
     @Test
