@@ -9,11 +9,15 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
- * How long the job's input bursts last, learned from its input rate, so that the recovery model
- * can expect a burst to end instead of lasting for the whole recovery.
+ * How many records the job's input bursts bring, learned from its input rate and the sources'
+ * record counter, so that the recovery model can expect a burst to end instead of lasting for the
+ * whole recovery.
  *
  * <p>A burst is a run of rate samples above the midpoint between the lowest and the highest rate
- * remembered ({@code sr3.pacing.peak-memory}); it ends at the first sample below. Unlike the
+ * remembered ({@code sr3.pacing.peak-memory}); it ends at the first sample below. Its records are
+ * the sources' count from the start of the rate window in which the rate first crossed the
+ * midpoint (the rate is a mean over that window, so the burst began within it) to its first
+ * sample below: a few quiet records too many rather than burst records too few. Unlike the
  * input peak, it takes rates measured under back-pressure too: a burst near capacity
  * back-pressures the sources for most of its length, and its samples still say it goes on. A
  * low rate under back-pressure, though, says nothing about the input: the job is not taking it
@@ -26,13 +30,20 @@ import java.util.Deque;
 @NotThreadSafe
 final class BurstHistory {
 
-    private record Burst(Instant ended, double seconds) {}
+    private record Burst(Instant ended, long records) {}
+
+    /** The sources' record count at a sample. */
+    private record Count(Instant at, long records) {}
 
     private final Duration memory;
+    private final Duration rateWindow;
     private final RateExtreme lowest;
     private final RateExtreme highest;
     private final Deque<Burst> bursts = new ArrayDeque<>();
-    @Nullable private Instant burstSince;
+    /** The counts of the last rate window, and the last one before it, oldest first. */
+    private final Deque<Count> counts = new ArrayDeque<>();
+    private boolean inBurst;
+    private long burstStartRecords;
     private double quietRateBeforeBurst;
     private double quietSum;
     private int quietSamples;
@@ -42,8 +53,13 @@ final class BurstHistory {
      */
     private boolean quietSinceInterrupt;
 
-    BurstHistory(Duration memory) {
+    /**
+     * @param memory how long bursts and rate extremes are remembered
+     * @param rateWindow the window over which each rate sample is a mean
+     */
+    BurstHistory(Duration memory, Duration rateWindow) {
         this.memory = memory;
+        this.rateWindow = rateWindow;
         this.lowest = RateExtreme.lowest(memory);
         this.highest = RateExtreme.highest(memory);
     }
@@ -53,8 +69,22 @@ final class BurstHistory {
      *
      * @param backPressured a subtask was back-pressured: the sources read slower than the input
      *     arrives (a checkpoint's pause in a burst, say), so a low rate then does not end a burst
+     * @param sourceRecords the records the sources read since their attempt started; a count
+     *     lower than the last one is a new attempt, as {@link #interrupt()}
      */
-    void record(Instant now, double rate, boolean backPressured) {
+    void record(Instant now, double rate, boolean backPressured, long sourceRecords) {
+        if (!counts.isEmpty() && sourceRecords < counts.peekLast().records()) {
+            interrupt();
+        }
+        counts.addLast(new Count(now, sourceRecords));
+        Instant windowStart = now.minus(rateWindow);
+        while (counts.size() > 1) {
+            Count oldest = counts.pollFirst();
+            if (counts.peekFirst().at().isAfter(windowStart)) {
+                counts.addFirst(oldest); // the last count at or before the window's start stays
+                break;
+            }
+        }
         lowest.record(now, rate);
         highest.record(now, rate);
         double low = lowest.value(now);
@@ -63,26 +93,28 @@ final class BurstHistory {
         if ((above && !quietSinceInterrupt) || (!above && backPressured)) {
             return;
         }
-        if (above && burstSince == null) {
-            burstSince = now;
+        if (above && !inBurst) {
+            inBurst = true;
+            burstStartRecords = counts.peekFirst().records();
             // Without a quiet sample since the last restart, the most the quiet rate can be.
             quietRateBeforeBurst = quietSamples > 0 ? quietSum / quietSamples : (low + high) / 2;
             quietSum = 0;
             quietSamples = 0;
         } else if (!above) {
             quietSinceInterrupt = true;
-            if (burstSince != null) {
-                bursts.addLast(new Burst(now, seconds(Duration.between(burstSince, now))));
-                burstSince = null;
+            if (inBurst) {
+                bursts.addLast(new Burst(now, sourceRecords - burstStartRecords));
+                inBurst = false;
             }
             quietSum += rate;
             quietSamples++;
         }
     }
 
-    /** A restart: the burst in progress, if any, has no known length. */
+    /** A restart: the burst in progress, if any, has no known size, and the count starts again. */
     void interrupt() {
-        burstSince = null;
+        inBurst = false;
+        counts.clear();
         quietSinceInterrupt = false;
         quietSum = 0;
         quietSamples = 0;
@@ -95,19 +127,15 @@ final class BurstHistory {
         while (!bursts.isEmpty() && bursts.peekFirst().ended().isBefore(oldest)) {
             bursts.pollFirst();
         }
-        double longest = 0;
+        long largest = 0;
         for (Burst b : bursts) {
-            longest = Math.max(longest, b.seconds());
+            largest = Math.max(largest, b.records());
         }
-        if (longest <= 0) {
+        if (largest <= 0) {
             return null;
         }
-        return burstSince == null
-                ? new BurstOutlook(longest, false, 0, quietSamples > 0 ? quietSum / quietSamples : 0)
-                : new BurstOutlook(longest, true, seconds(Duration.between(burstSince, now)), quietRateBeforeBurst);
-    }
-
-    private static double seconds(Duration d) {
-        return d.toNanos() / 1e9;
+        return !inBurst
+                ? new BurstOutlook(largest, false, 0, quietSamples > 0 ? quietSum / quietSamples : 0)
+                : new BurstOutlook(largest, true, counts.peekLast().records() - burstStartRecords, quietRateBeforeBurst);
     }
 }

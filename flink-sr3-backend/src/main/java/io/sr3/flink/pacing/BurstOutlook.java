@@ -2,35 +2,39 @@ package io.sr3.flink.pacing;
 
 /**
  * What the job's recent input says about bursts ({@link BurstHistory}), for the recovery model's
- * input forecast.
+ * input forecast. Bursts are measured in records, not seconds: what a replay has to work through
+ * is the records a burst brings, and its length in seconds depends on how fast the sources read
+ * (a burst that back-pressures the job lasts longer, at a lower rate, and the sources read its
+ * lag at more than the burst's rate afterwards).
  *
- * @param longestSeconds the longest burst that ended within {@code sr3.pacing.peak-memory}
+ * @param largestRecords the records of the largest burst that ended within {@code sr3.pacing.peak-memory}
  * @param inBurst whether the input is in a burst now
- * @param burstSeconds how long the current burst has lasted (0 outside a burst)
+ * @param burstRecords the records the current burst brought so far (0 outside a burst)
  * @param quietRate the mean input rate between the bursts, before the current one: where the
  *     input is expected to return when the burst ends
  */
-public record BurstOutlook(double longestSeconds, boolean inBurst, double burstSeconds, double quietRate) {
+public record BurstOutlook(double largestRecords, boolean inBurst, double burstRecords, double quietRate) {
 
     public BurstOutlook {
-        if (!(longestSeconds > 0) || Double.isInfinite(longestSeconds)) {
-            throw new IllegalArgumentException("longestSeconds must be finite and > 0, was " + longestSeconds);
+        if (!(largestRecords > 0) || Double.isInfinite(largestRecords)) {
+            throw new IllegalArgumentException("largestRecords must be finite and > 0, was " + largestRecords);
         }
-        if (!(burstSeconds >= 0) || !(quietRate >= 0) || Double.isInfinite(quietRate)) {
-            throw new IllegalArgumentException("burstSeconds and quietRate must be >= 0, were " + burstSeconds + " and "
-                    + quietRate);
+        if (!(burstRecords >= 0) || Double.isInfinite(burstRecords) || !(quietRate >= 0) || Double.isInfinite(quietRate)) {
+            throw new IllegalArgumentException("burstRecords and quietRate must be finite and >= 0, were " + burstRecords
+                    + " and " + quietRate);
         }
     }
 
     /**
-     * The input from now on, at the current {@code rate}: the rest of a burst no longer than the
-     * longest remembered, then the quiet rate; the current rate for ever outside a burst, or once
-     * the burst has lasted longer than any remembered one (it may be a new level of load).
+     * The input from now on, at the current {@code rate}: the rest of a burst no larger than the
+     * largest remembered (the records it still lacks to that size), then the quiet rate; the
+     * current rate for ever outside a burst, or once the burst has brought more than any
+     * remembered one (it may be a new level of load).
      */
     public InputForecast forecast(double rate) {
-        if (!inBurst || burstSeconds >= longestSeconds) {
+        if (!inBurst || burstRecords >= largestRecords || !(rate > 0)) {
             return InputForecast.constant(rate);
         }
-        return new InputForecast(rate, longestSeconds - burstSeconds, quietRate);
+        return new InputForecast(rate, (largestRecords - burstRecords) / rate, quietRate);
     }
 }

@@ -24,7 +24,7 @@ import java.util.Locale;
  *       the job takes it, which measures the replay capacity directly (busy time in a burst
  *       understates it when the job shares its cores); both the rate over each window and the
  *       mean rate of the whole replay ({@link #replayMeasured}) count;
- *   <li>how long bursts last ({@link BurstHistory}), from the rates measured outside replays;
+ *   <li>how many records bursts bring ({@link BurstHistory}), from the rates measured outside replays;
  *   <li>whether the job is still replaying after a restart: from the restart until the sources
  *       have read the backlog again and no subtask is saturated any more, for at most twice the
  *       recovery time the model expected for that failure and at most the recovery-time bound. A job still saturated then is busy with new
@@ -65,7 +65,7 @@ final class LoadMemory {
         this.peak = RateExtreme.highest(memory);
         this.replayRate = RateExtreme.highest(memory);
         this.loadedCapacity = RateExtreme.highest(memory);
-        this.bursts = new BurstHistory(memory);
+        this.bursts = new BurstHistory(memory, rateWindow);
     }
 
     /**
@@ -126,7 +126,7 @@ final class LoadMemory {
         boolean replayInWindow = restartedAt != null
                 || (replayEndedAt != null && now.isBefore(replayEndedAt.plus(rateWindow)));
         if (!replayInWindow) {
-            bursts.record(now, load.inputRate(), backPressured(load));
+            bursts.record(now, load.inputRate(), backPressured(load), sourceRecords);
             if (!backPressured(load)) {
                 peak.record(now, load.inputRate());
             }

@@ -25,8 +25,8 @@ import java.util.function.DoubleUnaryOperator;
  *   <li>The bound: {@code tau_max}, the largest checkpoint age whose recovery time
  *       ({@link RecoveryModel}) stays within the bound, from the records that arrived since the
  *       last checkpoint ({@link PacingInputs#backlogRecords()}) and the input expected ahead: the
- *       current rate, or, in a burst no longer than the longest remembered
- *       ({@link PacingInputs#bursts()}), its rate until it is expected to end and the quiet rate
+ *       current rate, or, in a burst that brought fewer records than the largest remembered
+ *       ({@link PacingInputs#bursts()}), its rate until it brought as many and the quiet rate
  *       after it. If {@code tau_max} is shorter
  *       than one checkpoint takes ({@code C}, the longest of the last {@value #COST_WINDOW}), no
  *       schedule can meet it: the decision says so ({@code boundReachable = false}) and the policy
@@ -46,7 +46,7 @@ import java.util.function.DoubleUnaryOperator;
  *   <li>Ahead of a peak: when the recent peak input rate ({@link PacingInputs#peakInputRate()})
  *       would allow a shorter deadline than the current load, and that peak deadline comes before
  *       Young's interval, the window is measured against the peak deadline instead. With bursts
- *       of known length, the peak deadline is the age at which a burst that long, starting now,
+ *       of known size, the peak deadline is the age at which a burst that large, starting now,
  *       could pass without a checkpoint; inside a burst this rule is off. A quiet phase
  *       then ends with a fresh checkpoint, and a returning burst finds the age low instead of
  *       forcing a checkpoint at its busiest moment. A peak at which the bound is unreachable (a
@@ -219,7 +219,7 @@ public final class PacingPolicy {
 
     /**
      * The largest age at which a return of the recent peak would not need a checkpoint: with the
-     * bursts' longest length known, a burst that long starting now, with the failure at its end
+     * records of the largest burst known, a burst that large starting now, with the failure at its end
      * (the worst moment: the most to replay); otherwise, or if such a burst could not be spanned
      * even from age 0, the peak rate for ever ({@code tau_max} at the peak rate).
      */
@@ -228,7 +228,7 @@ public final class PacingPolicy {
         double mu = in.capacity();
         BurstOutlook bursts = in.bursts();
         if (bursts != null) {
-            double burst = peak * bursts.longestSeconds();
+            double burst = bursts.largestRecords();
             InputForecast afterBurst = InputForecast.constant(in.inputRate());
             double spanned = RecoveryModel.largestAge(a -> RecoveryModel.recoverySeconds(backlogAt.applyAsDouble(a) + burst,
                     d, r, afterBurst, mu), rto);
@@ -245,13 +245,13 @@ public final class PacingPolicy {
             return "";
         }
         if (!bursts.inBurst()) {
-            return String.format(Locale.ROOT, ", bursts up to %s", fmt(bursts.longestSeconds()));
+            return String.format(Locale.ROOT, ", bursts of up to %,.0f records", bursts.largestRecords());
         }
-        return bursts.burstSeconds() < bursts.longestSeconds()
-                ? String.format(Locale.ROOT, ", in a burst for %s of the longest %s, then %.0f/s expected",
-                        fmt(bursts.burstSeconds()), fmt(bursts.longestSeconds()), bursts.quietRate())
-                : String.format(Locale.ROOT, ", in a burst for %s, longer than any remembered (%s): expected to last",
-                        fmt(bursts.burstSeconds()), fmt(bursts.longestSeconds()));
+        return bursts.burstRecords() < bursts.largestRecords()
+                ? String.format(Locale.ROOT, ", in a burst with %,.0f of the largest %,.0f records, then %.0f/s expected",
+                        bursts.burstRecords(), bursts.largestRecords(), bursts.quietRate())
+                : String.format(Locale.ROOT, ", in a burst of %,.0f records, more than any remembered (%,.0f): expected "
+                        + "to last", bursts.burstRecords(), bursts.largestRecords());
     }
 
     /** C: the longest of the last {@link #COST_WINDOW} checkpoint durations, in seconds; 0 without any. */

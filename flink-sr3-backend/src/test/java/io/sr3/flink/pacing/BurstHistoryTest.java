@@ -12,11 +12,17 @@ class BurstHistoryTest {
 
     private static final Instant T0 = Instant.parse("2026-11-30T12:00:00Z");
 
-    private final BurstHistory history = new BurstHistory(Duration.ofMinutes(1));
+    /** One rate sample per second, each the mean over the second before it. */
+    private final BurstHistory history = new BurstHistory(Duration.ofMinutes(1), Duration.ofSeconds(1));
     private int second;
+    private long sourceRecords;
 
+    /**
+     * 5 s at 2,000/s between quiet phases at 300/s: 10,000 records, and the 300 of the quiet
+     * second whose sample ends the burst.
+     */
     @Test
-    void learnsHowLongBurstsLastAndTheRateBetweenThem() {
+    void learnsHowManyRecordsBurstsBringAndTheRateBetweenThem() {
         assertThat(history.outlook(T0)).as("no burst seen yet").isNull();
 
         feed(8, 300);
@@ -25,14 +31,34 @@ class BurstHistoryTest {
         BurstOutlook quiet = history.outlook(now());
         assertThat(quiet).isNotNull();
         assertThat(quiet.inBurst()).isFalse();
-        assertThat(quiet.longestSeconds()).isEqualTo(5);
+        assertThat(quiet.largestRecords()).isEqualTo(10_300);
 
         feed(2, 2000);
-        BurstOutlook inBurst = history.outlook(now().minusSeconds(1));
+        BurstOutlook inBurst = history.outlook(now());
         assertThat(inBurst.inBurst()).isTrue();
-        assertThat(inBurst.burstSeconds()).isEqualTo(1);
+        assertThat(inBurst.burstRecords()).isEqualTo(4000);
         assertThat(inBurst.quietRate()).as("the mean of the quiet phase before it").isEqualTo(300);
-        assertThat(inBurst.forecast(2000)).isEqualTo(new InputForecast(2000, 4, 300));
+        assertThat(inBurst.forecast(2000)).isEqualTo(new InputForecast(2000, 3.15, 300));
+    }
+
+    /**
+     * The second burst brings as many records, but at first the sources read a lag at 3,200/s and
+     * then the burst is back-pressured to 1,600/s: it lasts longer at a lower rate. What it still
+     * brings is what it lacks to the first one's records, not its current rate for the first
+     * one's length.
+     */
+    @Test
+    void aBurstsRemainderIsTheRecordsItLacksToTheLargest() {
+        feed(8, 300);
+        feed(5, 2000);
+        feed(8, 300);
+        feed(1, 3200, true);
+        feed(2, 1600, true);
+
+        BurstOutlook outlook = history.outlook(now());
+        assertThat(outlook.burstRecords()).isEqualTo(6400);
+        assertThat(outlook.forecast(1600).recordsWithin(100) - 300 * (100 - outlook.forecast(1600).seconds()))
+                .as("the rest of the burst").isCloseTo(3900, offset(1e-6));
     }
 
     @Test
@@ -44,14 +70,14 @@ class BurstHistoryTest {
     }
 
     @Test
-    void aBurstLongerThanAnyRememberedIsExpectedToLast() {
+    void aBurstLargerThanAnyRememberedIsExpectedToLast() {
         feed(8, 300);
         feed(5, 2000);
         feed(8, 300);
-        feed(7, 2000);
-        BurstOutlook outlook = history.outlook(now().minusSeconds(1));
+        feed(6, 2000);
+        BurstOutlook outlook = history.outlook(now());
 
-        assertThat(outlook.burstSeconds()).isEqualTo(6);
+        assertThat(outlook.burstRecords()).isEqualTo(12_000);
         assertThat(outlook.forecast(2000)).isEqualTo(InputForecast.constant(2000));
     }
 
@@ -76,8 +102,8 @@ class BurstHistoryTest {
         assertThat(history.outlook(now()).inBurst()).as("its start is unknown: no forecast of its end").isFalse();
 
         feed(8, 300);
-        assertThat(history.outlook(now()).longestSeconds()).as("the interrupted 6 s burst is not remembered")
-                .isEqualTo(5);
+        assertThat(history.outlook(now()).largestRecords()).as("the interrupted burst is not remembered")
+                .isEqualTo(10_300);
     }
 
     @Test
@@ -88,7 +114,17 @@ class BurstHistoryTest {
         feed(3, 2000, true);
         feed(8, 300);
 
-        assertThat(history.outlook(now()).longestSeconds()).isEqualTo(6);
+        assertThat(history.outlook(now()).largestRecords()).isEqualTo(10_700);
+    }
+
+    @Test
+    void aSourceCountThatGoesBackIsANewAttempt() {
+        feed(8, 300);
+        feed(3, 2000);
+        sourceRecords = 0; // a restart the pacer did not see as such
+        feed(8, 300);
+
+        assertThat(history.outlook(now())).as("the burst of the old attempt has no known size").isNull();
     }
 
     @Test
@@ -114,15 +150,19 @@ class BurstHistoryTest {
         }
     }
 
-    /** {@code seconds} samples at {@code rate}, one per second, as LoadMemory feeds them. */
+    /**
+     * {@code seconds} samples at {@code rate}, one per second, as LoadMemory feeds them; the
+     * sources' count grows by the rate each second.
+     */
     private void feed(int seconds, double rate) {
         feed(seconds, rate, false);
     }
 
     private void feed(int seconds, double rate, boolean backPressured) {
         for (int i = 0; i < seconds; i++) {
-            history.record(now(), rate, backPressured);
             second++;
+            sourceRecords += Math.round(rate);
+            history.record(now(), rate, backPressured, sourceRecords);
         }
     }
 

@@ -227,7 +227,7 @@ class PacingPolicyTest {
      * A burst at 80% of capacity began 4 s ago, after a quiet phase at 1,000/s; 34,500 records
      * arrived since the checkpoint 6.5 s ago. If the burst lasts, a failure now takes
      * 6 + (34,500 + 8,000 * 6) / 2,000 = 47.25 s, and the age may grow to 6.5 + 25,500 / 8,000 =
-     * 9.69 s. Bursts that last at most 10 s end 6 s after a failure now: 6 + (34,500 + 7,000 * 6 +
+     * 9.69 s. Bursts that bring at most 80,000 records (10 s at 8,000/s) end 6 s after a failure now: 6 + (34,500 + 7,000 * 6 +
      * 1,000 * 6) / 9,000 = 15.2 s, and the bound then allows over 400 s.
      */
     @Test
@@ -239,16 +239,16 @@ class PacingPolicyTest {
         assertThat(lasting.ageBound().toMillis()).isBetween(9_686L, 9_688L);
         assertThat(lasting.reason()).as(lasting.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
 
-        Decision ending = POLICY.decide(burst.withBursts(new BurstOutlook(10, true, 4, 1000)));
+        Decision ending = POLICY.decide(burst.withBursts(new BurstOutlook(80_000, true, 32_000, 1000)));
         assertThat(ending.estimatedRecovery()).isEqualTo(Duration.ofMillis(15_167));
         assertThat(ending.ageBound()).isGreaterThan(Duration.ofSeconds(400));
         assertThat(ending.reason()).as(ending.explanation()).isEqualTo(Reason.WITHIN_BOUND);
-        assertThat(ending.explanation()).contains("in a burst for 4.0s of the longest 10.0s, then 1000/s expected");
+        assertThat(ending.explanation()).contains("in a burst with 32,000 of the largest 80,000 records, then 1000/s expected");
 
-        Decision longerThanAny = POLICY.decide(burst.withBursts(new BurstOutlook(10, true, 10, 1000)));
-        assertThat(longerThanAny.ageBound()).as("a burst longer than any remembered is expected to last")
+        Decision longerThanAny = POLICY.decide(burst.withBursts(new BurstOutlook(80_000, true, 80_000, 1000)));
+        assertThat(longerThanAny.ageBound()).as("a burst larger than any remembered is expected to last")
                 .isEqualTo(lasting.ageBound());
-        assertThat(longerThanAny.explanation()).contains("longer than any remembered");
+        assertThat(longerThanAny.explanation()).contains("more than any remembered");
     }
 
     /**
@@ -269,9 +269,9 @@ class PacingPolicyTest {
 
     /**
      * The quiet phase of {@link #aQuietPhaseAfterABurstCheckpointsAheadOfTheNextPeak}, with the
-     * length of bursts known: a 5 s burst at 5,000/s adds 25,000 records, which the bound
-     * absorbs until an age of about 455 s, so no checkpoint is needed ahead of it. A 200 s burst
-     * could not be passed even from age 0, so the quiet moment is used as without the length.
+     * size of bursts known: a burst of 25,000 records (5 s at 5,000/s), which the bound absorbs
+     * until an age of about 455 s, so no checkpoint is needed ahead of it. A burst of 1,000,000
+     * records could not be passed even from age 0, so the quiet moment is used as without the size.
      */
     @Test
     void aShortBurstOfKnownLengthNeedsNoCheckpointAheadOfIt() {
@@ -279,11 +279,11 @@ class PacingPolicyTest {
                 Reason.WITHIN_BOUND, true)).withPeakInputRate(5000);
         assertThat(POLICY.decide(quiet).reason()).isEqualTo(Reason.CHEAPEST_MOMENT);
 
-        Decision shortBursts = POLICY.decide(quiet.withBursts(new BurstOutlook(5, false, 0, 1000)));
+        Decision shortBursts = POLICY.decide(quiet.withBursts(new BurstOutlook(25_000, false, 0, 1000)));
         assertThat(shortBursts.reason()).as(shortBursts.explanation()).isEqualTo(Reason.WITHIN_BOUND);
-        assertThat(shortBursts.explanation()).contains("bursts up to 5.0s");
+        assertThat(shortBursts.explanation()).contains("bursts of up to 25,000 records");
 
-        Decision longBursts = POLICY.decide(quiet.withBursts(new BurstOutlook(200, false, 0, 1000)));
+        Decision longBursts = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 1000)));
         assertThat(longBursts.reason()).as(longBursts.explanation()).isEqualTo(Reason.CHEAPEST_MOMENT);
     }
 
