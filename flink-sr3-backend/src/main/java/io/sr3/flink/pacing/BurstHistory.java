@@ -24,8 +24,9 @@ import java.util.Deque;
  * (a checkpoint's pause splits a burst in two otherwise, and the shorter halves would make the
  * forecast expect bursts to end too early). The rate between
  * bursts is the mean of the samples since the previous burst. A restart interrupts a burst, which
- * is then not remembered, and after a restart a burst counts only once the input was quiet (a
- * burst already running when the replay ended has an unknown start).
+ * is then not remembered. After a restart, and at the job's start (the sources may start
+ * behind), a burst is learned only once the input was quiet: a burst already running then has an
+ * unknown start. It still counts for the forecast, as if it started at the first sample seen.
  */
 @NotThreadSafe
 final class BurstHistory {
@@ -44,13 +45,12 @@ final class BurstHistory {
     private final Deque<Count> counts = new ArrayDeque<>();
     private boolean inBurst;
     private long burstStartRecords;
+    /** Whether the current burst began after a quiet sample of this attempt, so that its size can be learned. */
+    private boolean burstStartKnown;
     private double quietRateBeforeBurst;
     private double quietSum;
     private int quietSamples;
-    /**
-     * After a restart, and at the job's start (the sources may start behind), a burst counts only
-     * from a rise out of a quiet phase: before that its start is unknown.
-     */
+    /** Whether a quiet sample came since the last restart (or the job's start). */
     private boolean quietSinceInterrupt;
 
     /**
@@ -90,22 +90,25 @@ final class BurstHistory {
         double low = lowest.value(now);
         double high = highest.value(now);
         boolean above = high > low && rate > (low + high) / 2;
-        if ((above && !quietSinceInterrupt) || (!above && backPressured)) {
+        if (!above && backPressured) {
             return;
         }
         if (above && !inBurst) {
             inBurst = true;
-            burstStartRecords = counts.peekFirst().records();
+            burstStartKnown = quietSinceInterrupt;
+            // A burst of unknown start (already running when the replay ended) is taken as starting
+            // now: the forecast then expects all of the largest burst's records still to come.
+            burstStartRecords = burstStartKnown ? counts.peekFirst().records() : sourceRecords;
             // Without a quiet sample since the last restart, the most the quiet rate can be.
             quietRateBeforeBurst = quietSamples > 0 ? quietSum / quietSamples : (low + high) / 2;
             quietSum = 0;
             quietSamples = 0;
         } else if (!above) {
             quietSinceInterrupt = true;
-            if (inBurst) {
+            if (inBurst && burstStartKnown) {
                 bursts.addLast(new Burst(now, sourceRecords - burstStartRecords));
-                inBurst = false;
             }
+            inBurst = false;
             quietSum += rate;
             quietSamples++;
         }

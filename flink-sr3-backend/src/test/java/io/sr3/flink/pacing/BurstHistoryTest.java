@@ -99,7 +99,11 @@ class BurstHistoryTest {
         feed(2, 2000);
         history.interrupt();
         feed(4, 2000);
-        assertThat(history.outlook(now()).inBurst()).as("its start is unknown: no forecast of its end").isFalse();
+        BurstOutlook outlook = history.outlook(now());
+        assertThat(outlook.inBurst()).isTrue();
+        assertThat(outlook.burstRecords()).as("its start is unknown: taken as the first sample seen").isEqualTo(6000);
+        assertThat(outlook.forecast(2000).seconds()).as("the largest burst's 10,300 records less those seen")
+                .isEqualTo(2.15);
 
         feed(8, 300);
         assertThat(history.outlook(now()).largestRecords()).as("the interrupted burst is not remembered")
