@@ -34,6 +34,47 @@ public final class ProcessingLog {
     }
 
     /**
+     * The processings of the records due at or after {@code epochMillis} (due time = processing
+     * time minus latency): a run without its warm-up.
+     */
+    public synchronized ProcessingLog dueFrom(long epochMillis) {
+        ProcessingLog out = new ProcessingLog();
+        for (int i = 0; i < size; i++) {
+            if (processedAt[i] - latencies[i] >= epochMillis) {
+                out.record(processedAt[i], latencies[i], indices[i]);
+            }
+        }
+        return out;
+    }
+
+    /** The latency of every processing, replays included. */
+    public synchronized LatencyHistogram all() {
+        LatencyHistogram out = new LatencyHistogram();
+        for (int i = 0; i < size; i++) {
+            out.record(latencies[i]);
+        }
+        return out;
+    }
+
+    /**
+     * When the job's output caught up after a failure: the latest processing, after
+     * {@code failureMillis} and before {@code beforeMillis}, of a record due at or before
+     * {@code sourceCaughtUpMillis}, the moment the restarted source was back on schedule. Records
+     * the source emitted before that moment may still wait in the job's buffers; their results
+     * are out only now. {@code sourceCaughtUpMillis} if none is processed later.
+     */
+    public synchronized long outputCaughtUp(long failureMillis, long sourceCaughtUpMillis, long beforeMillis) {
+        long caughtUp = sourceCaughtUpMillis;
+        for (int i = 0; i < size; i++) {
+            if (processedAt[i] > failureMillis && processedAt[i] < beforeMillis
+                    && processedAt[i] - latencies[i] <= sourceCaughtUpMillis) {
+                caughtUp = Math.max(caughtUp, processedAt[i]);
+            }
+        }
+        return caughtUp;
+    }
+
+    /**
      * The latency of each record's first processing, one value per record: what a consumer
      * downstream of an at-least-once sink sees, since a replay after a restart only repeats a
      * result that was already out. A record that was due while the job was down counts with the
