@@ -79,14 +79,23 @@ import java.util.concurrent.TimeUnit;
  * {@code -Dsr3.bench.failures} (milliseconds after the schedule's start, comma separated) replaces
  * the random failure moments with chosen ones, such as the end of each burst, where a fixed
  * interval's checkpoint is oldest; results then go to {@code pacing-chosen-moments-<date>.md}.
+ * {@code -Dsr3.bench.burst-rate} (records/s, default 2,000) sets the bursts' rate; results of
+ * another rate go to {@code pacing-bursts-<rate>-<date>.md}.
  */
 public final class PacingBenchmark {
 
+    static final double DEFAULT_BURST_RATE = 2_000;
+    /**
+     * Records per second in a burst. The default is about 60% of what the job processes on this
+     * machine; {@code -Dsr3.bench.burst-rate} runs bursts closer to that capacity.
+     */
+    static final double BURST_RATE = Double.parseDouble(System.getProperty("sr3.bench.burst-rate",
+            String.valueOf(DEFAULT_BURST_RATE)));
     static final BurstSchedule SCHEDULE = BurstSchedule.of(
-            new Phase("base", 8_000, 300), new Phase("burst", 5_000, 2_000),
-            new Phase("base", 8_000, 300), new Phase("burst", 5_000, 2_000),
-            new Phase("base", 8_000, 300), new Phase("burst", 5_000, 2_000),
-            new Phase("base", 8_000, 300), new Phase("burst", 5_000, 2_000),
+            new Phase("base", 8_000, 300), new Phase("burst", 5_000, BURST_RATE),
+            new Phase("base", 8_000, 300), new Phase("burst", 5_000, BURST_RATE),
+            new Phase("base", 8_000, 300), new Phase("burst", 5_000, BURST_RATE),
+            new Phase("base", 8_000, 300), new Phase("burst", 5_000, BURST_RATE),
             new Phase("tail", 6_000, 300));
     static final RecordWork WORK = RecordWork.cpu(400).withBallast(64 << 10);
     /**
@@ -216,7 +225,8 @@ public final class PacingBenchmark {
         String summary = summary(setups, runs);
         json.put("summary", summary);
         Files.createDirectories(resultsDirectory);
-        String name = (CHOSEN_FAILURES.isEmpty() ? "pacing-" : "pacing-chosen-moments-") + date;
+        String name = (CHOSEN_FAILURES.isEmpty() ? "pacing-" : "pacing-chosen-moments-")
+                + (BURST_RATE == DEFAULT_BURST_RATE ? "" : "bursts-" + Math.round(BURST_RATE) + "-") + date;
         Path jsonFile = resultsDirectory.resolve(name + ".json");
         Path mdFile = resultsDirectory.resolve(name + ".md");
         Files.writeString(jsonFile, Json.write(json), StandardCharsets.UTF_8);
