@@ -14,7 +14,11 @@ import java.util.Deque;
  * whole recovery.
  *
  * <p>A burst is a run of rate samples above the midpoint between the lowest and the highest rate
- * remembered ({@code sr3.pacing.peak-memory}); it ends at the first sample below. Its records are
+ * remembered ({@code sr3.pacing.peak-memory}), when the highest is at least
+ * {@value #BURST_CONTRAST} times the lowest; it ends at the first sample below. A steady input's
+ * noise is no burst: at 300 records/s, rates of 292-315/s made "bursts" of a few hundred records
+ * in the pacing benchmark, and the real burst after them was larger than any remembered, so
+ * expected to last. Its records are
  * the sources' count from the start of the rate window in which the rate first crossed the
  * midpoint (the rate is a mean over that window, so the burst began within it) to its first
  * sample below: a few quiet records too many rather than burst records too few. Unlike the
@@ -30,6 +34,9 @@ import java.util.Deque;
  */
 @NotThreadSafe
 final class BurstHistory {
+
+    /** The highest rate must be this many times the lowest for a burst. */
+    static final double BURST_CONTRAST = 1.5;
 
     private record Burst(Instant ended, long records) {}
 
@@ -89,7 +96,7 @@ final class BurstHistory {
         highest.record(now, rate);
         double low = lowest.value(now);
         double high = highest.value(now);
-        boolean above = high > low && rate > (low + high) / 2;
+        boolean above = high > low && high >= BURST_CONTRAST * low && rate > (low + high) / 2;
         if (!above && backPressured) {
             return;
         }

@@ -147,11 +147,24 @@ class BurstHistoryTest {
         for (int i = 0; i < 30; i++) {
             feed(1, 1000 + (i % 3) * 10);
         }
-        BurstOutlook outlook = history.outlook(now());
-        if (outlook != null) {
-            // Noise around the midpoint makes short "bursts"; their forecast barely differs from the current rate.
-            assertThat(outlook.forecast(1020).thenRate()).isCloseTo(1000, offset(20.0));
+        assertThat(history.outlook(now())).as("noise around the midpoint is no burst").isNull();
+    }
+
+    /** The quiet rates of the pacing benchmark at 300 records/s: 292-315/s. */
+    @Test
+    void noiseInTheQuietPhaseDoesNotMakeTheRealBurstLookLargerThanAnyRemembered() {
+        for (int i = 0; i < 8; i++) {
+            feed(1, i % 2 == 0 ? 292 : 315);
         }
+        assertThat(history.outlook(now())).isNull();
+
+        feed(5, 2000);
+        feed(8, 300);
+        feed(2, 2000);
+        BurstOutlook outlook = history.outlook(now());
+        assertThat(outlook.largestRecords()).as("the first burst and its ending quiet second").isEqualTo(10_300);
+        assertThat(outlook.forecast(2000).seconds()).as("the records it lacks to the first one, at 2,000/s")
+                .isCloseTo(3.15, offset(0.001));
     }
 
     /**
