@@ -27,7 +27,10 @@ import java.util.Deque;
  * low rate under back-pressure, though, says nothing about the input: the job is not taking it
  * (a checkpoint's pause splits a burst in two otherwise, and the shorter halves would make the
  * forecast expect bursts to end too early). The rate between
- * bursts is the mean of the samples since the previous burst. A restart interrupts a burst, which
+ * bursts is the mean of the samples since the previous burst (after a restart without one, that
+ * of the last quiet phase: a failure in a quiet phase often leaves no quiet sample before the
+ * next burst, and the midpoint, which the pacing benchmark then took, doubled the replay the
+ * model expected after the burst). A restart interrupts a burst, which
  * is then not remembered. After a restart, and at the job's start (the sources may start
  * behind), a burst is learned only once the input was quiet: a burst already running then has an
  * unknown start. It still counts for the forecast, as if it started at the first sample seen.
@@ -57,6 +60,11 @@ final class BurstHistory {
     private double quietRateBeforeBurst;
     private double quietSum;
     private int quietSamples;
+    /**
+     * The mean rate of the last quiet phase with samples, kept across restarts (the rate between
+     * bursts is the input's, not an attempt's); NaN before the first.
+     */
+    private double lastQuietRate = Double.NaN;
     /** Whether a quiet sample came since the last restart (or the job's start). */
     private boolean quietSinceInterrupt;
 
@@ -106,8 +114,12 @@ final class BurstHistory {
             // A burst of unknown start (already running when the replay ended) is taken as starting
             // now: the forecast then expects all of the largest burst's records still to come.
             burstStartRecords = burstStartKnown ? counts.peekFirst().records() : sourceRecords;
-            // Without a quiet sample since the last restart, the most the quiet rate can be.
-            quietRateBeforeBurst = quietSamples > 0 ? quietSum / quietSamples : (low + high) / 2;
+            // Without a quiet sample since the last restart, the quiet rate of before it; without
+            // any, the most the quiet rate can be.
+            if (quietSamples > 0) {
+                lastQuietRate = quietSum / quietSamples;
+            }
+            quietRateBeforeBurst = Double.isNaN(lastQuietRate) ? (low + high) / 2 : lastQuietRate;
             quietSum = 0;
             quietSamples = 0;
         } else if (!above) {
@@ -123,6 +135,9 @@ final class BurstHistory {
 
     /** A restart: the burst in progress, if any, has no known size, and the count starts again. */
     void interrupt() {
+        if (quietSamples > 0) {
+            lastQuietRate = quietSum / quietSamples;
+        }
         inBurst = false;
         counts.clear();
         quietSinceInterrupt = false;

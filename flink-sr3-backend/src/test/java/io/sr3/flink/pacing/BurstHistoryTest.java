@@ -110,6 +110,20 @@ class BurstHistoryTest {
                 .isEqualTo(10_300);
     }
 
+    /** A failure late in a quiet phase: the replay and the rate window after it reach into the next burst. */
+    @Test
+    void aBurstRightAfterARestartExpectsTheQuietRateOfBeforeTheRestart() {
+        feed(8, 300);
+        feed(5, 2000);
+        feed(6, 300);
+        history.interrupt();
+        feed(3, 2000);
+
+        BurstOutlook outlook = history.outlook(now());
+        assertThat(outlook.inBurst()).isTrue();
+        assertThat(outlook.quietRate()).as("not the midpoint, 1,150/s").isEqualTo(300);
+    }
+
     @Test
     void aPauseUnderBackPressureDoesNotSplitABurst() {
         feed(8, 300);
