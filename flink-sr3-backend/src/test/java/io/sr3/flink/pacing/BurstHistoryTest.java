@@ -124,6 +124,21 @@ class BurstHistoryTest {
         assertThat(outlook.quietRate()).as("not the midpoint, 1,150/s").isEqualTo(300);
     }
 
+    /**
+     * After a burst the sources read its lag at the job's capacity, 4,000/s; the next burst comes
+     * at 1,800/s, all the job takes while it is back-pressured.
+     */
+    @Test
+    void aLagReadUnderBackPressureDoesNotHideTheNextBurst() {
+        feed(8, 300);
+        feed(5, 2000);
+        feed(2, 4000, true);
+        feed(8, 300);
+        feed(2, 1800, true);
+
+        assertThat(history.outlook(now()).inBurst()).as("1,800/s is above the midpoint of 300/s and 2,000/s").isTrue();
+    }
+
     @Test
     void aPauseUnderBackPressureDoesNotSplitABurst() {
         feed(8, 300);
