@@ -11,35 +11,35 @@ import java.util.Deque;
 /**
  * How many records the job's input bursts bring, learned from its input rate and the sources'
  * record counter, so that the recovery model can expect a burst to end instead of lasting for the
- * whole recovery.
- *
- * <p>A burst is a run of rate samples above the midpoint between the lowest and the highest rate
- * remembered ({@code sr3.pacing.peak-memory}), when the highest is at least
- * {@value #BURST_CONTRAST} times the lowest; it ends at the first sample below. A steady input's
- * noise is no burst: at 300 records/s, rates of 292-315/s made "bursts" of a few hundred records
- * in the pacing benchmark, and the real burst after them was larger than any remembered, so
- * expected to last. Its records are
- * the sources' count from the start of the rate window in which the rate first crossed the
- * midpoint (the rate is a mean over that window, so the burst began within it) to its first
- * sample below: a few quiet records too many rather than burst records too few. Unlike the
- * input peak, it takes rates measured under back-pressure too: a burst near capacity
- * back-pressures the sources for most of its length, and its samples still say it goes on. The
- * lowest and highest rate, though, come from samples without back-pressure, since a rate under
- * back-pressure is what the job takes, not what arrives; the highest rate under back-pressure
- * counts only when those samples show no burst (a job back-pressured in every burst). The
- * sources reading a lag at the job's capacity (4,275/s in the pacing benchmark, against bursts of
- * 2,700/s) raised the midpoint above the rate of the next, back-pressured burst (1,944/s), which
- * was then no burst. A
- * low rate under back-pressure, though, says nothing about the input: the job is not taking it
- * (a checkpoint's pause splits a burst in two otherwise, and the shorter halves would make the
- * forecast expect bursts to end too early). The rate between
- * bursts is the mean of the samples since the previous burst (after a restart without one, that
- * of the last quiet phase: a failure in a quiet phase often leaves no quiet sample before the
- * next burst, and the midpoint, which the pacing benchmark then took, doubled the replay the
- * model expected after the burst). A restart interrupts a burst, which
- * is then not remembered. After a restart, and at the job's start (the sources may start
- * behind), a burst is learned only once the input was quiet: a burst already running then has an
- * unknown start. It still counts for the forecast, as if it started at the first sample seen.
+ * whole recovery. Each rule below was found in a trace of the pacing benchmark.
+ * <ul>
+ *   <li><b>What a burst is.</b> A run of rate samples above the midpoint between the lowest and
+ *       the highest rate remembered ({@code sr3.pacing.peak-memory}), when the highest is at
+ *       least {@value #BURST_CONTRAST} times the lowest; it ends at the first sample below. A
+ *       steady input's noise is no burst (quiet rates of 292-315/s made "bursts" of a few hundred
+ *       records, and each real burst was then larger than any remembered).
+ *   <li><b>Which rates set the midpoint.</b> Those measured without back-pressure: under
+ *       back-pressure the sources read what the job takes, not what arrives (a lag read at
+ *       4,275/s hid the next, back-pressured burst at 1,944/s). The highest rate under
+ *       back-pressure counts only when those samples show no burst (a job back-pressured in every
+ *       burst).
+ *   <li><b>Back-pressured samples in a burst.</b> A high one goes on counting: a burst near
+ *       capacity back-pressures the sources for most of its length. A low one neither ends the
+ *       burst nor counts as quiet: the job is not taking the input (a checkpoint's pause would
+ *       split a burst in two, and the halves would make the forecast expect bursts to end early).
+ *   <li><b>A burst's records.</b> The sources' count from the start of the rate window in which
+ *       the rate first crossed the midpoint (the rate is a mean over that window, so the burst
+ *       began within it) to its first sample below: a few quiet records too many rather than
+ *       burst records too few.
+ *   <li><b>The rate between bursts.</b> The mean of the samples since the previous burst; after a
+ *       restart without one, that of the last quiet phase (a failure late in a quiet phase leaves
+ *       none before the next burst, and the midpoint, taken before, doubled the replay the model
+ *       expected after the burst).
+ *   <li><b>Restarts.</b> A restart interrupts a burst, which is then not remembered. After a
+ *       restart, and at the job's start (the sources may start behind), a burst is learned only
+ *       once the input was quiet: a burst already running then has an unknown start. It still
+ *       counts for the forecast, as if it started at the first sample seen.
+ * </ul>
  */
 @NotThreadSafe
 final class BurstHistory {
