@@ -159,8 +159,8 @@ public final class PacingBenchmark {
 
     /** What one run measured. */
     record Run(String setup, int round, List<Long> failureOffsets, List<Long> recoveries, List<Long> predicted,
-            long p99First, long p99FirstWithWarmUp, long p99, long p99Steady, long p99Bursts, long p99Quiet, long p50, long records,
-            long checkpoints, long checkpointsInBursts, long meanCheckpointMillis, long maxStateBytes, boolean exact,
+            long p99First, long p99FirstWithWarmUp, long p99, long p99Steady, long p99Bursts, long p99Quiet, long p50,
+            long records, long checkpoints, long checkpointsInBursts, long meanCheckpointMillis, long maxStateBytes, boolean exact,
             Map<String, Long> pacerTriggers) {}
 
     private int run(Path resultsDirectory) throws Exception {
@@ -182,10 +182,9 @@ public final class PacingBenchmark {
                 Run r = runOnce(setup, round, failures);
                 runs.add(r);
                 say("%s round %d: recoveries %s ms, p99 %d ms (with warm-up %d ms; every processing %d ms; outside "
-                        + "recovery %d ms: bursts %d, quiet %d), p50 %d ms, %d checkpoints (%d in bursts, mean %d ms, up to %d MiB), pacer %s, "
-                        + "results %s; pacer predicted %s", setup.label(), round, r.recoveries(), r.p99First(), r.p99FirstWithWarmUp(),
-                        r.p99(),
-                        r.p99Steady(), r.p99Bursts(), r.p99Quiet(), r.p50(), r.checkpoints(), r.checkpointsInBursts(),
+                        + "recovery %d ms: bursts %d, quiet %d), p50 %d ms, %d checkpoints (%d in bursts, mean %d ms, "
+                        + "up to %d MiB), pacer %s, results %s; pacer predicted %s", setup.label(), round,
+                        r.recoveries(), r.p99First(), r.p99FirstWithWarmUp(), r.p99(), r.p99Steady(), r.p99Bursts(), r.p99Quiet(), r.p50(), r.checkpoints(), r.checkpointsInBursts(),
                         r.meanCheckpointMillis(), r.maxStateBytes() >> 20, r.pacerTriggers(),
                         r.exact() ? "exact" : "WRONG", r.predicted());
             }
