@@ -184,7 +184,8 @@ public final class PacingBenchmark {
                 say("%s round %d: recoveries %s ms, p99 %d ms (with warm-up %d ms; every processing %d ms; outside "
                         + "recovery %d ms: bursts %d, quiet %d), p50 %d ms, %d checkpoints (%d in bursts, mean %d ms, "
                         + "up to %d MiB), pacer %s, results %s; pacer predicted %s", setup.label(), round,
-                        r.recoveries(), r.p99First(), r.p99FirstWithWarmUp(), r.p99(), r.p99Steady(), r.p99Bursts(), r.p99Quiet(), r.p50(), r.checkpoints(), r.checkpointsInBursts(),
+                        r.recoveries(), r.p99First(), r.p99FirstWithWarmUp(), r.p99(), r.p99Steady(), r.p99Bursts(),
+                        r.p99Quiet(), r.p50(), r.checkpoints(), r.checkpointsInBursts(),
                         r.meanCheckpointMillis(), r.maxStateBytes() >> 20, r.pacerTriggers(),
                         r.exact() ? "exact" : "WRONG", r.predicted());
             }
