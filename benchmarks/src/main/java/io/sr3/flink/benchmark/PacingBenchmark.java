@@ -137,7 +137,7 @@ public final class PacingBenchmark {
     static final long MIN_GAP_MILLIS = 12_000;
     /** Recovery of a failure after which the job never caught up before its input ended. */
     static final long NOT_CAUGHT_UP = -1;
-    static final String COMMAND = "mvn -B -q -pl benchmarks exec:exec@pacing-benchmark";
+    static final String COMMAND = "mvn -B -q -pl benchmarks exec:exec@pacing-benchmark" + nonDefaultProperties();
 
     private final long start = System.currentTimeMillis();
     private final Path tmp;
@@ -385,6 +385,26 @@ public final class PacingBenchmark {
     static boolean inBurst(long offsetMillis) {
         Phase phase = SCHEDULE.phaseAt(offsetMillis);
         return phase != null && phase.name().equals("burst");
+    }
+
+    /** The {@code -D} options of this run that differ from the pom's defaults, so that a result file names its command. */
+    private static String nonDefaultProperties() {
+        Map<String, String> defaults = new LinkedHashMap<>();
+        defaults.put("sr3.bench.rounds", "3");
+        defaults.put("sr3.bench.fixed", "1,3,6");
+        defaults.put("sr3.bench.failures", "");
+        defaults.put("sr3.bench.constant-rate-pacer", "true");
+        defaults.put("sr3.bench.burst-rate", "2000");
+        StringBuilder out = new StringBuilder();
+        defaults.forEach((key, value) -> {
+            String actual = System.getProperty(key, value);
+            boolean same = actual.equals(value)
+                    || (key.equals("sr3.bench.burst-rate") && Double.parseDouble(actual) == DEFAULT_BURST_RATE);
+            if (!same) {
+                out.append(" -D").append(key).append('=').append(actual);
+            }
+        });
+        return out.toString();
     }
 
     private static String summary(List<Setup> setups, List<Run> runs) {
