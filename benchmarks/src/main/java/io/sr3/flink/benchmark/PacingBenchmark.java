@@ -160,8 +160,8 @@ public final class PacingBenchmark {
     /** What one run measured. */
     record Run(String setup, int round, List<Long> failureOffsets, List<Long> recoveries, List<Long> predicted,
             long p99First, long p99FirstWithWarmUp, long p99, long p99Steady, long p99Bursts, long p99Quiet, long p50,
-            long records, long checkpoints, long checkpointsInBursts, long meanCheckpointMillis, long maxStateBytes, boolean exact,
-            Map<String, Long> pacerTriggers) {}
+            long records, long checkpoints, long checkpointsInBursts, long meanCheckpointMillis, long maxStateBytes,
+            boolean exact, Map<String, Long> pacerTriggers) {}
 
     private int run(Path resultsDirectory) throws Exception {
         MachineDescription machine = MachineDescription.ofThisMachine();
@@ -387,7 +387,10 @@ public final class PacingBenchmark {
         return phase != null && phase.name().equals("burst");
     }
 
-    /** The {@code -D} options of this run that differ from the pom's defaults, so that a result file names its command. */
+    /**
+     * The {@code -D} options of this run that differ from the pom's defaults (the pom passes them
+     * all), so that a result file names its command.
+     */
     private static String nonDefaultProperties() {
         Map<String, String> defaults = new LinkedHashMap<>();
         defaults.put("sr3.bench.rounds", "3");

@@ -115,7 +115,8 @@ final class BurstHistory {
             highest.record(now, rate);
         }
         double low = lowest.value(now);
-        double high = showsBursts(low, highest.value(now)) ? highest.value(now) : highestBackPressured.value(now);
+        double highFree = highest.value(now);
+        double high = showsBursts(low, highFree) ? highFree : highestBackPressured.value(now);
         boolean above = showsBursts(low, high) && rate > (low + high) / 2;
         if (!above && backPressured) {
             return;
@@ -128,9 +129,7 @@ final class BurstHistory {
             burstStartRecords = burstStartKnown ? counts.peekFirst().records() : sourceRecords;
             // Without a quiet sample since the last restart, the quiet rate of before it; without
             // any, the most the quiet rate can be.
-            if (quietSamples > 0) {
-                lastQuietRate = quietSum / quietSamples;
-            }
+            rememberQuietRate();
             quietRateBeforeBurst = Double.isNaN(lastQuietRate) ? (low + high) / 2 : lastQuietRate;
             quietSum = 0;
             quietSamples = 0;
@@ -145,15 +144,19 @@ final class BurstHistory {
         }
     }
 
+    private void rememberQuietRate() {
+        if (quietSamples > 0) {
+            lastQuietRate = quietSum / quietSamples;
+        }
+    }
+
     private static boolean showsBursts(double low, double high) {
         return high > low && high >= BURST_CONTRAST * low;
     }
 
     /** A restart: the burst in progress, if any, has no known size, and the count starts again. */
     void interrupt() {
-        if (quietSamples > 0) {
-            lastQuietRate = quietSum / quietSamples;
-        }
+        rememberQuietRate();
         inBurst = false;
         counts.clear();
         quietSinceInterrupt = false;
