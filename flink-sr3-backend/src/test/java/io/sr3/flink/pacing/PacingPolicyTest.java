@@ -287,6 +287,47 @@ class PacingPolicyTest {
         assertThat(longBursts.reason()).as(longBursts.explanation()).isEqualTo(Reason.CHEAPEST_MOMENT);
     }
 
+    /**
+     * Young's interval reached with the hottest subtask at 10%, but the input at 1,000/s where it
+     * was quiet at 400/s between bursts of 25,000 records: a burst is beginning, and the 10% is the
+     * quiet time the rate window still holds. Wait for the input to settle; at its quiet rate, or
+     * in the burst with headroom, checkpoint. The bound still rules.
+     */
+    @Test
+    void aBurstsOnsetIsNoMomentForACheckpointTheBoundDoesNotNeed() {
+        PacingInputs steady = inputs(new Row("Young's interval reached", 1000, 10000, 0.10, 0.5, 61, 1, false,
+                Action.CHECKPOINT, Reason.STEADY_INTERVAL, true));
+
+        Decision onset = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 400)));
+        assertThat(onset.reason()).as(onset.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
+        assertThat(onset.explanation()).contains("input 1000/s between its quiet rate 400/s and a burst");
+
+        Decision quiet = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 1000)));
+        assertThat(quiet.reason()).as(quiet.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
+        Decision inBurst = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 5_000, 400)));
+        assertThat(inBurst.reason()).as(inBurst.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
+        Decision noQuietRate = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 0)));
+        assertThat(noQuietRate.reason()).as(noQuietRate.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
+
+        PacingInputs late = inputs(new Row("at the deadline", 1000, 10000, 0.10, 0.5, 479, 1, false, Action.CHECKPOINT,
+                Reason.AGE_BOUND, true));
+        assertThat(POLICY.decide(late.withBursts(new BurstOutlook(25_000, false, 0, 400))).reason())
+                .isEqualTo(Reason.AGE_BOUND);
+    }
+
+    /** Ahead of a peak, the onset of a burst is no cheapest moment either. */
+    @Test
+    void aBurstsOnsetIsNoCheapestMoment() {
+        PacingInputs quiet = inputs(new Row("quiet at 30 s", 1000, 10000, 0.10, 0.5, 30, 1, false, Action.WAIT,
+                Reason.WITHIN_BOUND, true)).withPeakInputRate(5000);
+
+        Decision atQuietRate = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 1000)));
+        assertThat(atQuietRate.reason()).as(atQuietRate.explanation()).isEqualTo(Reason.CHEAPEST_MOMENT);
+        Decision onset = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 600)));
+        assertThat(onset.reason()).as(onset.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
+        assertThat(onset.explanation()).contains("waiting for it to settle until the deadline");
+    }
+
     @Test
     void rejectsABoundNotLongerThanDetection() {
         assertThatThrownBy(() -> PacingPolicy.Settings.of(Duration.ofSeconds(5), Duration.ofSeconds(5),
