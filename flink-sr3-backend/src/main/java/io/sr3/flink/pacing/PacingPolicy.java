@@ -54,9 +54,10 @@ import java.util.function.DoubleUnaryOperator;
  * </ol>
  * "Headroom" means the most loaded subtask (busy plus back-pressured time) is at most
  * {@link Settings#headroomLoad()}: a barrier then finds idle time instead of adding latency to a
- * saturated task. Not while the input is between its quiet rate and a burst ({@link #settling}):
- * the load measured then is that of the quiet time before. Without a completed checkpoint, C is 0, so the first checkpoint comes early and
- * gives a measurement.
+ * saturated task. Not while the input moves from its quiet rate into a burst
+ * ({@link BurstOutlook#settling()}): the load measured then is that of the quiet time before.
+ * Without a completed checkpoint, C is 0, so the first checkpoint comes early and gives a
+ * measurement.
  */
 @ThreadSafe
 public final class PacingPolicy {
@@ -154,12 +155,12 @@ public final class PacingPolicy {
         }
         double young = RecoveryModel.youngIntervalSeconds(cost, mtbf);
         SubtaskLoad hottest = in.hottest();
-        boolean settling = settling(lambda, bursts);
+        boolean settling = bursts != null && bursts.settling();
         boolean headroom = (hottest == null || hottest.load() <= settings.headroomLoad()) && !settling;
         String noHeadroom = settling
-                ? String.format(Locale.ROOT, "input %.0f/s between its quiet rate %.0f/s and a burst (one beginning or "
-                        + "ending; the load measured over the last window no longer holds), waiting for it to settle",
-                        lambda, bursts.quietRate())
+                ? String.format(Locale.ROOT, "input %.0f/s moving from its quiet rate %.0f/s into a burst (the load "
+                        + "measured over the last rate window is the quiet time's), waiting for it to settle", lambda,
+                        bursts.quietRate())
                 : "waiting for headroom";
         boolean reachable = tauMax >= cost;
         Decision.Builder out = new Decision.Builder(toDuration(tauMax), toDuration(recovery), toDuration(age), reachable);
@@ -222,19 +223,6 @@ public final class PacingPolicy {
                 ? out.build(Action.CHECKPOINT, Reason.CHEAPEST_MOMENT, "inside " + window + " with headroom; " + load)
                 : out.build(Action.WAIT, Reason.WAITING_FOR_HEADROOM, "inside " + window + ", " + noHeadroom
                         + " until the deadline " + fmt(deadline) + "; " + load);
-    }
-
-    /**
-     * Whether the input is between its quiet rate and a burst: at least {@link BurstHistory#BURST_CONTRAST}
-     * times the quiet rate, outside a burst. The rate and the busy time are means over the last
-     * rate window, which at a burst's onset still holds mostly quiet time: the headroom they show
-     * is gone when the checkpoint runs (the benchmark's traces had Young's interval fire at
-     * 905-1,155/s, the onset of 2,700/s bursts, with a quiet rate of 300/s). Unknown without a
-     * remembered burst or a quiet rate.
-     */
-    static boolean settling(double rate, @Nullable BurstOutlook bursts) {
-        return bursts != null && !bursts.inBurst() && bursts.quietRate() > 0
-                && rate >= BurstHistory.BURST_CONTRAST * bursts.quietRate();
     }
 
     /**

@@ -197,6 +197,39 @@ class BurstHistoryTest {
     }
 
     /**
+     * The input moves from 300/s into a burst: a sample at 900/s, 3x the quiet rate but below the
+     * midpoint, then the burst's first sample, whose window still held quiet time, are settling;
+     * the burst's next sample, the quiet rate and the burst's end are not.
+     */
+    @Test
+    void theMoveFromTheQuietRateIntoABurstIsSettling() {
+        feed(8, 300);
+        feed(5, 2000);
+        feed(8, 300);
+        assertThat(history.outlook(now()).settling()).as("at the quiet rate").isFalse();
+        feed(1, 420);
+        assertThat(history.outlook(now()).settling()).as("420/s: noise, less than 1.5x 300/s").isFalse();
+
+        feed(1, 900);
+        assertThat(history.outlook(now()).settling()).as("900/s: 1.5x the quiet rate or more").isTrue();
+        assertThat(history.outlook(now()).inBurst()).isFalse();
+        feed(1, 2000);
+        assertThat(history.outlook(now()).inBurst()).isTrue();
+        assertThat(history.outlook(now()).settling()).as("the burst's first rate window").isTrue();
+        feed(1, 2000);
+        assertThat(history.outlook(now()).settling()).as("a whole rate window inside the burst").isFalse();
+        feed(1, 900);
+        assertThat(history.outlook(now()).settling()).as("the end of a burst is no onset").isFalse();
+        feed(3, 300);
+        assertThat(history.outlook(now()).settling()).isFalse();
+
+        history.interrupt();
+        feed(1, 900);
+        assertThat(history.outlook(now()).settling()).as("after a restart, against the last quiet phase's rate")
+                .isTrue();
+    }
+
+    /**
      * {@code seconds} samples at {@code rate}, one per second, as LoadMemory feeds them; the
      * sources' count grows by the rate each second.
      */

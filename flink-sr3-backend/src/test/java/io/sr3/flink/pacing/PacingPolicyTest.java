@@ -239,13 +239,13 @@ class PacingPolicyTest {
         assertThat(lasting.ageBound().toMillis()).isBetween(9_686L, 9_688L);
         assertThat(lasting.reason()).as(lasting.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
 
-        Decision ending = POLICY.decide(burst.withBursts(new BurstOutlook(80_000, true, 32_000, 1000)));
+        Decision ending = POLICY.decide(burst.withBursts(new BurstOutlook(80_000, true, 32_000, 1000, false)));
         assertThat(ending.estimatedRecovery()).isEqualTo(Duration.ofMillis(15_167));
         assertThat(ending.ageBound()).isGreaterThan(Duration.ofSeconds(400));
         assertThat(ending.reason()).as(ending.explanation()).isEqualTo(Reason.WITHIN_BOUND);
         assertThat(ending.explanation()).contains("in a burst with 32,000 of the largest 80,000 records, then 1000/s expected");
 
-        Decision longerThanAny = POLICY.decide(burst.withBursts(new BurstOutlook(80_000, true, 80_000, 1000)));
+        Decision longerThanAny = POLICY.decide(burst.withBursts(new BurstOutlook(80_000, true, 80_000, 1000, false)));
         assertThat(longerThanAny.ageBound()).as("a burst larger than any remembered is expected to last")
                 .isEqualTo(lasting.ageBound());
         assertThat(longerThanAny.explanation()).contains("more than any remembered");
@@ -279,39 +279,39 @@ class PacingPolicyTest {
                 Reason.WITHIN_BOUND, true)).withPeakInputRate(5000);
         assertThat(POLICY.decide(quiet).reason()).isEqualTo(Reason.CHEAPEST_MOMENT);
 
-        Decision shortBursts = POLICY.decide(quiet.withBursts(new BurstOutlook(25_000, false, 0, 1000)));
+        Decision shortBursts = POLICY.decide(quiet.withBursts(new BurstOutlook(25_000, false, 0, 1000, false)));
         assertThat(shortBursts.reason()).as(shortBursts.explanation()).isEqualTo(Reason.WITHIN_BOUND);
         assertThat(shortBursts.explanation()).contains("bursts of up to 25,000 records");
 
-        Decision longBursts = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 1000)));
+        Decision longBursts = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 1000, false)));
         assertThat(longBursts.reason()).as(longBursts.explanation()).isEqualTo(Reason.CHEAPEST_MOMENT);
     }
 
     /**
-     * Young's interval reached with the hottest subtask at 10%, but the input at 1,000/s where it
-     * was quiet at 400/s between bursts of 25,000 records: a burst is beginning, and the 10% is the
-     * quiet time the rate window still holds. Wait for the input to settle; at its quiet rate, or
-     * in the burst with headroom, checkpoint. The bound still rules.
+     * Young's interval reached with the hottest subtask at 10%, but the input moving from its
+     * quiet 400/s into a burst: the 10% is the quiet time the rate window still holds. Wait for
+     * the input to settle, before the burst and in its first rate window; once it settled, at
+     * the quiet rate or in the burst with headroom, checkpoint. The bound still rules.
      */
     @Test
     void aBurstsOnsetIsNoMomentForACheckpointTheBoundDoesNotNeed() {
         PacingInputs steady = inputs(new Row("Young's interval reached", 1000, 10000, 0.10, 0.5, 61, 1, false,
                 Action.CHECKPOINT, Reason.STEADY_INTERVAL, true));
 
-        Decision onset = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 400)));
+        Decision onset = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 400, true)));
         assertThat(onset.reason()).as(onset.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
-        assertThat(onset.explanation()).contains("input 1000/s between its quiet rate 400/s and a burst");
+        assertThat(onset.explanation()).contains("input 1000/s moving from its quiet rate 400/s into a burst");
+        Decision firstWindow = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 1_000, 400, true)));
+        assertThat(firstWindow.reason()).as(firstWindow.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
 
-        Decision quiet = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 1000)));
+        Decision quiet = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 1000, false)));
         assertThat(quiet.reason()).as(quiet.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
-        Decision inBurst = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 5_000, 400)));
+        Decision inBurst = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 5_000, 400, false)));
         assertThat(inBurst.reason()).as(inBurst.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
-        Decision noQuietRate = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 0)));
-        assertThat(noQuietRate.reason()).as(noQuietRate.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
 
         PacingInputs late = inputs(new Row("at the deadline", 1000, 10000, 0.10, 0.5, 479, 1, false, Action.CHECKPOINT,
                 Reason.AGE_BOUND, true));
-        assertThat(POLICY.decide(late.withBursts(new BurstOutlook(25_000, false, 0, 400))).reason())
+        assertThat(POLICY.decide(late.withBursts(new BurstOutlook(25_000, false, 0, 400, true))).reason())
                 .isEqualTo(Reason.AGE_BOUND);
     }
 
@@ -321,9 +321,9 @@ class PacingPolicyTest {
         PacingInputs quiet = inputs(new Row("quiet at 30 s", 1000, 10000, 0.10, 0.5, 30, 1, false, Action.WAIT,
                 Reason.WITHIN_BOUND, true)).withPeakInputRate(5000);
 
-        Decision atQuietRate = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 1000)));
+        Decision atQuietRate = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 1000, false)));
         assertThat(atQuietRate.reason()).as(atQuietRate.explanation()).isEqualTo(Reason.CHEAPEST_MOMENT);
-        Decision onset = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 600)));
+        Decision onset = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 600, true)));
         assertThat(onset.reason()).as(onset.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
         assertThat(onset.explanation()).contains("waiting for it to settle until the deadline");
     }
