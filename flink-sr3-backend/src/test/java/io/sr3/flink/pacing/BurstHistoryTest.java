@@ -224,6 +224,10 @@ class BurstHistoryTest {
         assertThat(history.outlook(now()).settling()).isFalse();
 
         history.interrupt();
+        assertThat(history.outlook(now()).settling()).as("after a restart, before a sample").isTrue();
+        feed(1, 300);
+        assertThat(history.outlook(now()).settling()).as("the quiet rate again").isFalse();
+        history.interrupt();
         feed(1, 900);
         assertThat(history.outlook(now()).settling()).as("after a restart, against the last quiet phase's rate")
                 .isTrue();
