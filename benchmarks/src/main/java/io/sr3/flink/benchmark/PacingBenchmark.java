@@ -577,7 +577,7 @@ public final class PacingBenchmark {
         p.put("fixedIntervals", FIXED.stream().map(d -> d.toSeconds() + " s").toList().toString()
                 + " (3 s = Flink's typical 1 min at the 20x time scale of this run)");
         p.put("rounds", ROUNDS + ", after a JVM warm-up run of the last setup (round 0, not reported; the result files "
-                + "of before 2026-12-01 06:00 UTC had none)");
+                + "of before commit da5bf9c had none)");
         p.put("failureMoments", CHOSEN_FAILURES.isEmpty() ? FAILURES_PER_RUN + " per run, random (seeded per round)"
                 : "chosen: " + CHOSEN_FAILURES + " ms after the schedule's start");
         p.put("caughtUpMillis", CAUGHT_UP_MILLIS);

@@ -12,8 +12,8 @@ package io.sr3.flink.pacing;
  * @param burstRecords the records the current burst brought so far (0 outside a burst)
  * @param quietRate the mean input rate between the bursts, before the current one: where the
  *     input is expected to return when the burst ends
- * @param settling the input is moving from its quiet rate into a burst: the load measured over
- *     the last rate window is that of the quiet time it still holds, not what comes
+ * @param settling the input is moving from its quiet rate into a burst, or has no rate sample
+ *     since a restart: the load measured over the last rate window is not what comes
  */
 public record BurstOutlook(double largestRecords, boolean inBurst, double burstRecords, double quietRate,
         boolean settling) {

@@ -54,8 +54,8 @@ import java.util.function.DoubleUnaryOperator;
  * </ol>
  * "Headroom" means the most loaded subtask (busy plus back-pressured time) is at most
  * {@link Settings#headroomLoad()}: a barrier then finds idle time instead of adding latency to a
- * saturated task. Not while the input moves from its quiet rate into a burst
- * ({@link BurstOutlook#settling()}): the load measured then is that of the quiet time before.
+ * saturated task. Not while the input has not settled ({@link BurstOutlook#settling()}: a burst
+ * beginning, or no rate sample since a restart): the load measured then is not what comes.
  * Without a completed checkpoint, C is 0, so the first checkpoint comes early and gives a
  * measurement.
  */
@@ -158,9 +158,9 @@ public final class PacingPolicy {
         boolean settling = bursts != null && bursts.settling();
         boolean headroom = (hottest == null || hottest.load() <= settings.headroomLoad()) && !settling;
         String noHeadroom = settling
-                ? String.format(Locale.ROOT, "input %.0f/s moving from its quiet rate %.0f/s into a burst (the load "
-                        + "measured over the last rate window is the quiet time's), waiting for it to settle", lambda,
-                        bursts.quietRate())
+                ? String.format(Locale.ROOT, "input %.0f/s not settled (quiet rate %.0f/s; a burst beginning, or no "
+                        + "rate sample since a restart: the load measured over the last rate window is not what comes), "
+                        + "waiting for it to settle", lambda, bursts.quietRate())
                 : "waiting for headroom";
         boolean reachable = tauMax >= cost;
         Decision.Builder out = new Decision.Builder(toDuration(tauMax), toDuration(recovery), toDuration(age), reachable);

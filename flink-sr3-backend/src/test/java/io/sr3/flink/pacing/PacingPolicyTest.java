@@ -300,7 +300,7 @@ class PacingPolicyTest {
 
         Decision onset = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 400, true)));
         assertThat(onset.reason()).as(onset.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
-        assertThat(onset.explanation()).contains("input 1000/s moving from its quiet rate 400/s into a burst");
+        assertThat(onset.explanation()).contains("input 1000/s not settled (quiet rate 400/s; a burst beginning");
         Decision firstWindow = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 1_000, 400, true)));
         assertThat(firstWindow.reason()).as(firstWindow.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
 
