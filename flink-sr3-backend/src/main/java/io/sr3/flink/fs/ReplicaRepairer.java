@@ -45,29 +45,36 @@ final class ReplicaRepairer implements Runnable {
     static final String TASK_NAME = "replica-repair";
 
     private final RingNode node;
-    /** Members at the last scan that found nothing to repair. */
-    private List<Member> cleanMembers;
+    /** Members at the last scan that found nothing to repair; read by {@link #pending()} from any thread. */
+    private volatile List<Member> cleanMembers;
 
     ReplicaRepairer(RingNode node) {
         this.node = node;
         this.cleanMembers = List.of(); // the first run always scans: the node may restart with old manifests
     }
 
+    /**
+     * Whether this node may still hold files under the replication factor: membership differs from
+     * the one its last clean scan saw. True from the moment a member is dropped, before the next
+     * scan starts, so "nothing pending" never reports a repair that has not run. Safe to call from
+     * any thread.
+     */
+    boolean pending() {
+        return !node.membership().members().equals(cleanMembers);
+    }
+
     @Override
     public void run() {
         List<Member> members = node.membership().members();
         if (members.equals(cleanMembers)) {
-            node.setRepairPending(false);
             return;
         }
-        node.setRepairPending(true);
         try {
             long remaining = scan(node.membership().ring());
             node.metrics().underReplicatedBlocks.set(remaining);
             node.metrics().repairScans.incrementAndGet();
-            if (remaining == 0 && members.equals(node.membership().members())) {
-                cleanMembers = members;
-                node.setRepairPending(false);
+            if (remaining == 0) {
+                cleanMembers = members; // if members changed during the scan, pending() stays true
             }
         } catch (IOException e) {
             LOG.warn("[{}] replica repair scan stopped ({}); will scan again", node.self().id(), e.getMessage());
@@ -79,6 +86,7 @@ final class ReplicaRepairer implements Runnable {
         int wanted = Math.min(node.config().replicationFactor(), ring.size());
         long remaining = 0;
         long repairedBlocks = 0;
+        long copiedManifests = 0;
         for (String key : node.store().keys("m-")) {
             if (!node.isRunning()) {
                 break;
@@ -137,11 +145,15 @@ final class ReplicaRepairer implements Runnable {
                 for (Member target : targets) {
                     RingStorage.await(node.put(target, key, rewritten));
                 }
+                if (manifestShort) {
+                    copiedManifests++;
+                }
             }
         }
-        if (repairedBlocks > 0 || remaining > 0) {
-            LOG.info("[{}] replica repair over a ring of {}: {} block(s) re-replicated or re-listed, {} still under the "
-                    + "replication factor", node.self().id(), ring.size(), repairedBlocks, remaining);
+        if (repairedBlocks > 0 || remaining > 0 || copiedManifests > 0) {
+            LOG.info("[{}] replica repair over a ring of {}: {} block(s) re-replicated or re-listed, {} manifest(s) "
+                    + "copied to new holders, {} block(s) still under the replication factor", node.self().id(),
+                    ring.size(), repairedBlocks, copiedManifests, remaining);
         }
         return remaining;
     }

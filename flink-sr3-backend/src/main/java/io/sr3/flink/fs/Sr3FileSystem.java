@@ -330,6 +330,7 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
                 ReplicaRepairer repairer = new ReplicaRepairer(node);
                 node.registerStat("auditUnderReplicatedBlocks", () -> repairer.audit()[0]);
                 node.registerStat("auditBlocksInOneZone", () -> repairer.audit()[1]);
+                node.reportRepairPendingFrom(repairer::pending);
                 return repairer;
             }, node.config().repairInterval());
             node.scheduleMaintenance(OrphanSweeper.TASK_NAME, () -> new OrphanSweeper(node, System::currentTimeMillis),

@@ -42,6 +42,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.BooleanSupplier;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
 
@@ -70,7 +71,7 @@ public final class RingNode implements AutoCloseable {
     private final Set<String> maintenanceTasks = ConcurrentHashMap.newKeySet();
     /** Counters computed on demand by maintenance tasks, added to {@link #stats()}. */
     private final Map<String, LongSupplier> extraStats = new ConcurrentSkipListMap<>();
-    private volatile boolean repairPending;
+    private volatile BooleanSupplier repairPending = () -> false;
     private final TransportServer server;
     private final TransportClient client;
     private final FailureDetector failureDetector;
@@ -254,7 +255,7 @@ public final class RingNode implements AutoCloseable {
         stats.put("repairScans", metrics.repairScans.get());
         stats.put("orphanBlocksSwept", metrics.orphanBlocksSwept.get());
         stats.put("orphanBytesSwept", metrics.orphanBytesSwept.get());
-        stats.put("repairPending", repairPending ? 1L : 0L);
+        stats.put("repairPending", repairPending.getAsBoolean() ? 1L : 0L);
         extraStats.forEach((name, value) -> stats.put(name, value.getAsLong()));
         return stats;
     }
@@ -264,8 +265,12 @@ public final class RingNode implements AutoCloseable {
         extraStats.put(name, value);
     }
 
-    /** Set by the repair task: whether membership changed since its last scan that found nothing to repair. */
-    public void setRepairPending(boolean pending) {
+    /**
+     * Set by the repair task: answers, at the moment {@link #stats()} asks, whether membership
+     * changed since its last scan that found nothing to repair. Asked rather than pushed, so a
+     * member loss shows as pending at once and not only when the next scan starts.
+     */
+    public void reportRepairPendingFrom(BooleanSupplier pending) {
         this.repairPending = pending;
     }
 

@@ -67,6 +67,35 @@ class ReplicaRepairerTest {
         }
     }
 
+    @Test
+    void aLostMemberShowsAsPendingRepairAtOnceAndUntilAScanFindsNothingToRepair() throws Exception {
+        ring = TestingRing.start(3, TestingRing.testConfig(), root);
+        Path file = new Path("sr3:///repair-test/" + UUID.randomUUID() + "/data");
+        try (FSDataOutputStream out = file.getFileSystem().create(file, WriteMode.NO_OVERWRITE)) {
+            out.write(new byte[2 * BLOCK]);
+        }
+        List<ReplicaRepairer> repairers = new java.util.ArrayList<>();
+        for (RingNode node : ring.nodes()) {
+            ReplicaRepairer repairer = new ReplicaRepairer(node);
+            node.reportRepairPendingFrom(repairer::pending);
+            assertThat(node.stats().get("repairPending")).as("before %s's first scan", node).isEqualTo(1L);
+            repairer.run();
+            assertThat(node.stats().get("repairPending")).as("after %s's first scan", node).isZero();
+            repairers.add(repairer);
+        }
+
+        ring.node(0).close();
+        ring.awaitMembers(2);
+        for (int i = 1; i < 3; i++) {
+            RingNode node = ring.node(i);
+            // No scan has run since the loss: a repair that has not happened must not read as done.
+            assertThat(node.stats().get("repairPending")).as("%s before its next scan", node).isEqualTo(1L);
+            repairers.get(i).run();
+            assertThat(node.stats().get("repairPending")).as("%s after a clean scan", node).isZero();
+            assertThat(node.metrics().underReplicatedBlocks.get()).isZero();
+        }
+    }
+
     /** Reads the file while {@code absent} holds nothing: its blocks are set aside and put back afterwards. */
     private static byte[] readAllWithout(List<RingNode> survivors, RingNode absent, Path file, FileSystem fs)
             throws IOException {
