@@ -45,7 +45,7 @@ import java.util.Map;
  * Both phases must deliver exactly the expected per-key results. Nothing here asserts a timing.
  *
  * <p>Usage: {@code mvn -B -q -pl benchmarks exec:exec@backend-benchmark}; the only argument is the
- * results directory, where {@code backend-comparison-<date>.md} and {@code .json} are written.
+ * results directory, where {@code backend-comparison-<date>-<commit>.md} and {@code .json} are written.
  */
 public final class BackendComparisonBenchmark {
 

@@ -3,13 +3,13 @@ package io.sr3.flink.benchmark;
 import io.sr3.flink.harness.JobProbe.CheckpointRecord;
 import io.sr3.flink.harness.Json;
 import io.sr3.flink.harness.MachineDescription;
+import io.sr3.flink.harness.ResultFiles;
 import io.sr3.flink.harness.Stats;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.time.ZonedDateTime;
 import java.util.ArrayList;
@@ -66,7 +66,7 @@ final class ComparisonReport {
 
     List<Path> write(Path directory) throws IOException {
         Files.createDirectories(directory);
-        String base = "backend-comparison-" + LocalDate.now(ZoneOffset.UTC);
+        String base = ResultFiles.newBaseName(directory, "backend-comparison");
         Path md = directory.resolve(base + ".md");
         Path json = directory.resolve(base + ".json");
         Files.writeString(md, markdown(json.getFileName().toString()), StandardCharsets.UTF_8);

@@ -7,6 +7,7 @@ import io.sr3.flink.harness.InJvmRing;
 import io.sr3.flink.harness.JobProbe;
 import io.sr3.flink.harness.Json;
 import io.sr3.flink.harness.MachineDescription;
+import io.sr3.flink.harness.ResultFiles;
 import io.sr3.flink.harness.TestJobs;
 import io.sr3.flink.pacing.CheckpointPacerMXBean;
 import io.sr3.flink.pacing.CheckpointPacers;
@@ -31,8 +32,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -75,13 +74,13 @@ import java.util.concurrent.TimeUnit;
  * Flink's typical 1 minute interval appears as 3 s.
  *
  * <p>Usage: {@code mvn -B -q -pl benchmarks exec:exec@pacing-benchmark}; the only argument is the
- * results directory ({@code pacing-<date>.md} and {@code .json}). {@code -Dsr3.bench.rounds} and
+ * results directory ({@code pacing-<date>-<commit>.md} and {@code .json}). {@code -Dsr3.bench.rounds} and
  * {@code -Dsr3.bench.fixed} (seconds, comma separated) shorten it for a smoke run.
  * {@code -Dsr3.bench.failures} (milliseconds after the schedule's start, comma separated) replaces
  * the random failure moments with chosen ones, such as the end of each burst, where a fixed
- * interval's checkpoint is oldest; results then go to {@code pacing-chosen-moments-<date>.md}.
+ * interval's checkpoint is oldest; results then go to {@code pacing-chosen-moments-<date>-<commit>.md}.
  * {@code -Dsr3.bench.burst-rate} (records/s, default 2,000) sets the bursts' rate; results of
- * another rate go to {@code pacing-bursts-<rate>-<date>.md}.
+ * another rate go to {@code pacing-bursts-<rate>-<date>-<commit>.md}.
  */
 public final class PacingBenchmark {
 
@@ -197,7 +196,6 @@ public final class PacingBenchmark {
                         r.exact() ? "exact" : "WRONG", r.predicted());
             }
         }
-        String date = LocalDate.now(ZoneOffset.UTC).toString();
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("benchmark", PacingBenchmark.class.getName());
         json.put("measuredAtUtc", Instant.now().toString());
@@ -232,8 +230,8 @@ public final class PacingBenchmark {
         String summary = summary(setups, runs);
         json.put("summary", summary);
         Files.createDirectories(resultsDirectory);
-        String name = (CHOSEN_FAILURES.isEmpty() ? "pacing-" : "pacing-chosen-moments-")
-                + (BURST_RATE == DEFAULT_BURST_RATE ? "" : "bursts-" + Math.round(BURST_RATE) + "-") + date;
+        String name = ResultFiles.newBaseName(resultsDirectory, (CHOSEN_FAILURES.isEmpty() ? "pacing" : "pacing-chosen-moments")
+                + (BURST_RATE == DEFAULT_BURST_RATE ? "" : "-bursts-" + Math.round(BURST_RATE)));
         Path jsonFile = resultsDirectory.resolve(name + ".json");
         Path mdFile = resultsDirectory.resolve(name + ".md");
         Files.writeString(jsonFile, Json.write(json), StandardCharsets.UTF_8);

@@ -7,6 +7,7 @@ import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.cluster.RecoveryProbe;
 import io.sr3.flink.harness.Json;
 import io.sr3.flink.harness.MachineDescription;
+import io.sr3.flink.harness.ResultFiles;
 import io.sr3.flink.harness.Stats;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
@@ -16,8 +17,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -32,7 +31,7 @@ import java.util.Map;
  * Nothing here asserts a timing.
  *
  * <p>Usage: {@code mvn -B -q -pl benchmarks exec:exec@process-recovery-benchmark}; the only
- * argument is the results directory, where {@code process-recovery-<date>.md} and {@code .json}
+ * argument is the results directory, where {@code process-recovery-<date>-<commit>.md} and {@code .json}
  * are written.
  */
 public final class ProcessRecoveryBenchmark {
@@ -98,7 +97,7 @@ public final class ProcessRecoveryBenchmark {
 
     private static void write(Path directory, MachineDescription machine, List<Map<String, Object>> runs) throws Exception {
         Files.createDirectories(directory);
-        String date = LocalDate.now(ZoneOffset.UTC).toString();
+        String base = ResultFiles.newBaseName(directory, "process-recovery");
         Map<String, Object> parameters = new LinkedHashMap<>();
         parameters.put("rounds", ROUNDS);
         parameters.put("order", "A/B alternating: flink-sr3 then rocksdb-file in every round, fresh cluster per run");
@@ -147,7 +146,7 @@ public final class ProcessRecoveryBenchmark {
         json.put("parameters", parameters);
         json.put("summary", summary);
         json.put("runs", runs);
-        Path jsonFile = directory.resolve("process-recovery-" + date + ".json");
+        Path jsonFile = directory.resolve(base + ".json");
         Files.writeString(jsonFile, Json.write(json), StandardCharsets.UTF_8);
 
         StringBuilder md = new StringBuilder();
@@ -166,7 +165,7 @@ public final class ProcessRecoveryBenchmark {
                     Stats.bytes((Long) run.get("stateSizeBytes")), Stats.millis((Long) run.get("killToRunningMillis")),
                     Stats.millis((Long) run.get("killToFirstCheckpointMillis"))));
         }
-        Path mdFile = directory.resolve("process-recovery-" + date + ".md");
+        Path mdFile = directory.resolve(base + ".md");
         Files.writeString(mdFile, md.toString(), StandardCharsets.UTF_8);
         say("wrote %s and %s", mdFile, jsonFile);
     }

@@ -43,7 +43,7 @@ import java.util.Map;
  *
  * <p>Usage: {@code mvn -B -q -pl benchmarks exec:exec@restore-benchmark} (after {@code mvn -B -q
  * install -DskipTests}); the only argument is the results directory, where
- * {@code restore-structures-<date>.md} and {@code .json} are written. {@code -Dsr3.bench.sizes=16m}
+ * {@code restore-structures-<date>-<commit>.md} and {@code .json} are written. {@code -Dsr3.bench.sizes=16m}
  * (comma separated, k/m/g suffixes) replaces the base sizes for a smoke run, and
  * {@code -Dsr3.bench.scenarios=incast,lan} runs only the scenarios named. Exit code 0 whether or
  * not the bar is met, 2 on errors.
@@ -91,9 +91,9 @@ public final class RestoreStructuresBenchmark {
         }
         StructuresReport report = new StructuresReport(COMMAND, machine, loopback, parameters(sizes), cases,
                 (System.nanoTime() - start) / 1e9);
-        report.write(results);
+        List<Path> written = report.write(results);
         report.barLines().forEach(l -> say("%s", l));
-        say("wrote restore-structures-<date>.md and .json to %s in %.0f s", results, report.seconds());
+        say("wrote %s in %.0f s", written, report.seconds());
         return 0;
     }
 

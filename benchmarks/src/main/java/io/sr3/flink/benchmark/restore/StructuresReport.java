@@ -2,6 +2,7 @@ package io.sr3.flink.benchmark.restore;
 
 import io.sr3.flink.harness.Json;
 import io.sr3.flink.harness.MachineDescription;
+import io.sr3.flink.harness.ResultFiles;
 import io.sr3.flink.harness.Stats;
 
 import java.io.IOException;
@@ -9,8 +10,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -19,7 +18,7 @@ import java.util.Map;
 
 /**
  * The result files of the restore-structures benchmark: the bar, one table per scenario and
- * size, what the probe measured, every run; as {@code restore-structures-<date>.md} and
+ * size, what the probe measured, every run; as {@code restore-structures-<date>-<commit>.md} and
  * {@code .json}.
  *
  * @param command how the benchmark was run
@@ -69,13 +68,15 @@ public record StructuresReport(String command, MachineDescription machine, doubl
         return lines;
     }
 
-    public void write(Path directory) throws IOException {
+    /** Writes the Markdown and JSON files; returns them. */
+    public List<Path> write(Path directory) throws IOException {
         Files.createDirectories(directory);
-        String date = LocalDate.now(ZoneOffset.UTC).toString();
-        Path jsonFile = directory.resolve("restore-structures-" + date + ".json");
-        Path mdFile = directory.resolve("restore-structures-" + date + ".md");
+        String base = ResultFiles.newBaseName(directory, "restore-structures");
+        Path jsonFile = directory.resolve(base + ".json");
+        Path mdFile = directory.resolve(base + ".md");
         Files.writeString(jsonFile, Json.write(rounded(toMap())), StandardCharsets.UTF_8);
         Files.writeString(mdFile, markdown(jsonFile.getFileName().toString()), StandardCharsets.UTF_8);
+        return List.of(mdFile, jsonFile);
     }
 
     private Map<String, Object> toMap() {
