@@ -509,7 +509,7 @@ public final class PacingBenchmark {
         StringBuilder md = new StringBuilder();
         md.append("# Checkpoint pacer vs fixed intervals on a bursty job\n\n");
         md.append("Measured ").append(Instant.now()).append(" by `").append(PacingBenchmark.class.getName())
-                .append("`; raw numbers in the JSON file of the same date.\n\nCommand (from the repository root, after "
+                .append("`; raw numbers in the JSON file of the same name.\n\nCommand (from the repository root, after "
                         + "`mvn -B -q install -DskipTests`):\n\n```\n").append(COMMAND).append("\n```\n\n## Machine\n\n");
         machine.toMap().forEach((k, v) -> md.append("- ").append(k).append(": `").append(v).append("`\n"));
         md.append("\nThe machine is shared with another engineer's builds and tests, so all numbers are noisy.\n\n## Setup\n\n");
