@@ -14,17 +14,19 @@ package io.sr3.flink.pacing;
  *     input is expected to return when the burst ends
  * @param settling the input is moving from its quiet rate into a burst, or has no rate sample
  *     since a restart: the load measured over the last rate window is not what comes
+ * @param burstRate the mean rate of the largest remembered burst once it had settled; 0 when unknown
  */
 public record BurstOutlook(double largestRecords, boolean inBurst, double burstRecords, double quietRate,
-        boolean settling) {
+        boolean settling, double burstRate) {
 
     public BurstOutlook {
         if (!(largestRecords > 0) || Double.isInfinite(largestRecords)) {
             throw new IllegalArgumentException("largestRecords must be finite and > 0, was " + largestRecords);
         }
-        if (!(burstRecords >= 0) || Double.isInfinite(burstRecords) || !(quietRate >= 0) || Double.isInfinite(quietRate)) {
-            throw new IllegalArgumentException("burstRecords and quietRate must be finite and >= 0, were " + burstRecords
-                    + " and " + quietRate);
+        if (!(burstRecords >= 0) || Double.isInfinite(burstRecords) || !(quietRate >= 0) || Double.isInfinite(quietRate)
+                || !(burstRate >= 0) || Double.isInfinite(burstRate)) {
+            throw new IllegalArgumentException("burstRecords, quietRate and burstRate must be finite and >= 0, were "
+                    + burstRecords + ", " + quietRate + " and " + burstRate);
         }
     }
 
@@ -32,12 +34,20 @@ public record BurstOutlook(double largestRecords, boolean inBurst, double burstR
      * The input from now on, at the current {@code rate}: the rest of a burst no larger than the
      * largest remembered (the records it still lacks to that size), then the quiet rate; the
      * current rate for ever outside a burst, or once the burst has brought more than any
-     * remembered one (it may be a new level of load).
+     * remembered one (it may be a new level of load). In a burst's first rate window (settling)
+     * the rate is still a mean with quiet time in it, so the burst is expected at the remembered
+     * {@link #burstRate()} when that is higher.
      */
     public InputForecast forecast(double rate) {
-        if (!inBurst || burstRecords >= largestRecords || !(rate > 0)) {
-            return InputForecast.constant(rate);
+        double expected = expectedRate(rate);
+        if (!inBurst || burstRecords >= largestRecords || !(expected > 0)) {
+            return InputForecast.constant(expected);
         }
-        return new InputForecast(rate, (largestRecords - burstRecords) / rate, quietRate);
+        return new InputForecast(expected, (largestRecords - burstRecords) / expected, quietRate);
+    }
+
+    /** The rate the input is expected at from now on, given the measured {@code rate}. */
+    public double expectedRate(double rate) {
+        return inBurst && settling ? Math.max(rate, burstRate) : rate;
     }
 }

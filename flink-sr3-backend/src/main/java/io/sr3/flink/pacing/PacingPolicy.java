@@ -255,9 +255,13 @@ public final class PacingPolicy {
         if (!bursts.inBurst()) {
             return String.format(Locale.ROOT, ", bursts of up to %,.0f records", bursts.largestRecords());
         }
+        String onset = bursts.settling() && bursts.burstRate() > 0
+                ? String.format(Locale.ROOT, " (its first rate window: expected at the last bursts' %.0f/s)",
+                        bursts.burstRate())
+                : "";
         return bursts.burstRecords() < bursts.largestRecords()
-                ? String.format(Locale.ROOT, ", in a burst with %,.0f of the largest %,.0f records, then %.0f/s expected",
-                        bursts.burstRecords(), bursts.largestRecords(), bursts.quietRate())
+                ? String.format(Locale.ROOT, ", in a burst%s with %,.0f of the largest %,.0f records, then %.0f/s expected",
+                        onset, bursts.burstRecords(), bursts.largestRecords(), bursts.quietRate())
                 : String.format(Locale.ROOT, ", in a burst of %,.0f records, more than any remembered (%,.0f): expected "
                         + "to last", bursts.burstRecords(), bursts.largestRecords());
     }

@@ -234,6 +234,29 @@ class BurstHistoryTest {
     }
 
     /**
+     * The first burst ran at 2,000/s (its first sample, whose window held quiet time, left out of
+     * its rate). In the next burst's first rate window the sources read 1,200/s; the forecast
+     * expects 2,000/s, and once a whole window is inside the burst, what it measures.
+     */
+    @Test
+    void aBurstsFirstRateWindowIsForecastAtTheRateOfTheRememberedBurst() {
+        feed(8, 300);
+        feed(1, 1200);
+        feed(4, 2000);
+        feed(8, 300);
+        assertThat(history.outlook(now()).burstRate()).isEqualTo(2000);
+
+        feed(1, 1200);
+        BurstOutlook onset = history.outlook(now());
+        assertThat(onset.inBurst()).isTrue();
+        assertThat(onset.settling()).isTrue();
+        assertThat(onset.forecast(1200).rate()).isEqualTo(2000);
+
+        feed(1, 1800);
+        assertThat(history.outlook(now()).forecast(1800).rate()).as("a whole window inside the burst").isEqualTo(1800);
+    }
+
+    /**
      * {@code seconds} samples at {@code rate}, one per second, as LoadMemory feeds them; the
      * sources' count grows by the rate each second.
      */

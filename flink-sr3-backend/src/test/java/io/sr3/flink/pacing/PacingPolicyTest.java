@@ -239,13 +239,13 @@ class PacingPolicyTest {
         assertThat(lasting.ageBound().toMillis()).isBetween(9_686L, 9_688L);
         assertThat(lasting.reason()).as(lasting.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
 
-        Decision ending = POLICY.decide(burst.withBursts(new BurstOutlook(80_000, true, 32_000, 1000, false)));
+        Decision ending = POLICY.decide(burst.withBursts(new BurstOutlook(80_000, true, 32_000, 1000, false, 0)));
         assertThat(ending.estimatedRecovery()).isEqualTo(Duration.ofMillis(15_167));
         assertThat(ending.ageBound()).isGreaterThan(Duration.ofSeconds(400));
         assertThat(ending.reason()).as(ending.explanation()).isEqualTo(Reason.WITHIN_BOUND);
         assertThat(ending.explanation()).contains("in a burst with 32,000 of the largest 80,000 records, then 1000/s expected");
 
-        Decision longerThanAny = POLICY.decide(burst.withBursts(new BurstOutlook(80_000, true, 80_000, 1000, false)));
+        Decision longerThanAny = POLICY.decide(burst.withBursts(new BurstOutlook(80_000, true, 80_000, 1000, false, 0)));
         assertThat(longerThanAny.ageBound()).as("a burst larger than any remembered is expected to last")
                 .isEqualTo(lasting.ageBound());
         assertThat(longerThanAny.explanation()).contains("more than any remembered");
@@ -279,11 +279,11 @@ class PacingPolicyTest {
                 Reason.WITHIN_BOUND, true)).withPeakInputRate(5000);
         assertThat(POLICY.decide(quiet).reason()).isEqualTo(Reason.CHEAPEST_MOMENT);
 
-        Decision shortBursts = POLICY.decide(quiet.withBursts(new BurstOutlook(25_000, false, 0, 1000, false)));
+        Decision shortBursts = POLICY.decide(quiet.withBursts(new BurstOutlook(25_000, false, 0, 1000, false, 0)));
         assertThat(shortBursts.reason()).as(shortBursts.explanation()).isEqualTo(Reason.WITHIN_BOUND);
         assertThat(shortBursts.explanation()).contains("bursts of up to 25,000 records");
 
-        Decision longBursts = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 1000, false)));
+        Decision longBursts = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 1000, false, 0)));
         assertThat(longBursts.reason()).as(longBursts.explanation()).isEqualTo(Reason.CHEAPEST_MOMENT);
     }
 
@@ -298,21 +298,45 @@ class PacingPolicyTest {
         PacingInputs steady = inputs(new Row("Young's interval reached", 1000, 10000, 0.10, 0.5, 61, 1, false,
                 Action.CHECKPOINT, Reason.STEADY_INTERVAL, true));
 
-        Decision onset = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 400, true)));
+        Decision onset = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 400, true, 0)));
         assertThat(onset.reason()).as(onset.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
         assertThat(onset.explanation()).contains("input 1000/s not settled (quiet rate 400/s; a burst beginning");
-        Decision firstWindow = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 1_000, 400, true)));
+        Decision firstWindow = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 1_000, 400, true, 0)));
         assertThat(firstWindow.reason()).as(firstWindow.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
 
-        Decision quiet = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 1000, false)));
+        Decision quiet = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 1000, false, 0)));
         assertThat(quiet.reason()).as(quiet.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
-        Decision inBurst = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 5_000, 400, false)));
+        Decision inBurst = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 5_000, 400, false, 0)));
         assertThat(inBurst.reason()).as(inBurst.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
 
         PacingInputs late = inputs(new Row("at the deadline", 1000, 10000, 0.10, 0.5, 479, 1, false, Action.CHECKPOINT,
                 Reason.AGE_BOUND, true));
-        assertThat(POLICY.decide(late.withBursts(new BurstOutlook(25_000, false, 0, 400, true))).reason())
+        assertThat(POLICY.decide(late.withBursts(new BurstOutlook(25_000, false, 0, 400, true, 0))).reason())
                 .isEqualTo(Reason.AGE_BOUND);
+    }
+
+    /**
+     * A burst's first rate window: the sources read 3,000/s over a window that still held quiet
+     * time, while the last bursts ran at 8,000/s. With 20,000 records since the checkpoint and
+     * 78,000 of the burst still to come, the measured rate says 6 + (20,000 + 3,000 * 6) / 7,000
+     * = 11.43 s; the burst at 8,000/s for 9.75 s and 1,000/s after it say 6 + (20,000 + 7,000 *
+     * 9.75 + 1,000 * 6) / 9,000 = 16.47 s. Once the window is inside the burst, the measured
+     * rate is the burst's, and the remembered one is not used.
+     */
+    @Test
+    void aBurstsFirstRateWindowIsExpectedAtTheRateOfTheLastBursts() {
+        PacingInputs onset = inputs(new Row("a burst's first rate window", 3000, 10000, 0.3, 0.5, 10, 1, false,
+                Action.WAIT, Reason.WITHIN_BOUND, true)).withBacklog(20_000);
+
+        Decision unknownRate = POLICY.decide(onset.withBursts(new BurstOutlook(80_000, true, 2_000, 1000, true, 0)));
+        assertThat(unknownRate.estimatedRecovery()).isEqualTo(Duration.ofMillis(11_429));
+        Decision knownRate = POLICY.decide(onset.withBursts(new BurstOutlook(80_000, true, 2_000, 1000, true, 8000)));
+        assertThat(knownRate.estimatedRecovery()).isEqualTo(Duration.ofMillis(16_472));
+        assertThat(knownRate.explanation()).contains("in a burst (its first rate window: expected at the last bursts' "
+                + "8000/s) with 2,000 of the largest 80,000 records");
+
+        Decision settled = POLICY.decide(onset.withBursts(new BurstOutlook(80_000, true, 2_000, 1000, false, 8000)));
+        assertThat(settled.estimatedRecovery()).isEqualTo(Duration.ofMillis(11_429));
     }
 
     /** Ahead of a peak, the onset of a burst is no cheapest moment either. */
@@ -321,9 +345,9 @@ class PacingPolicyTest {
         PacingInputs quiet = inputs(new Row("quiet at 30 s", 1000, 10000, 0.10, 0.5, 30, 1, false, Action.WAIT,
                 Reason.WITHIN_BOUND, true)).withPeakInputRate(5000);
 
-        Decision atQuietRate = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 1000, false)));
+        Decision atQuietRate = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 1000, false, 0)));
         assertThat(atQuietRate.reason()).as(atQuietRate.explanation()).isEqualTo(Reason.CHEAPEST_MOMENT);
-        Decision onset = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 600, true)));
+        Decision onset = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 600, true, 0)));
         assertThat(onset.reason()).as(onset.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
         assertThat(onset.explanation()).contains("waiting for it to settle until the deadline");
     }
