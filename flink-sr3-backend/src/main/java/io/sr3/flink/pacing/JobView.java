@@ -14,7 +14,8 @@ import java.util.Objects;
  * @param counters per-subtask counters, or null when the job is not running
  * @param completedCheckpoints recent completed checkpoints (not savepoints), oldest first
  * @param checkpointsInProgress checkpoints (or savepoints) currently running
- * @param latestFailedTrigger trigger time of the latest failed checkpoint, or null
+ * @param latestFailedTrigger trigger time of the latest failed checkpoint, or the moment a
+ *     trigger request of the pacer was answered with a failure if later; null without either
  */
 public record JobView(
         String state,

@@ -50,6 +50,13 @@ public final class RestJobEndpoint implements JobEndpoint {
     private final Duration timeout;
     private final HttpClient http;
     private final List<String> unreadTriggers = new ArrayList<>();
+    /**
+     * When a trigger request of ours was last answered with a failure (a job failing as the
+     * request came, say): no checkpoint of it appears in the history, so the pacer would
+     * otherwise wait its whole patience for one.
+     */
+    @Nullable
+    private Instant triggerFailedAt;
     @Nullable
     private Set<String> sourceVertices;
     /** The checkpoint whose largest subtask share was last read, and that share. */
@@ -94,6 +101,9 @@ public final class RestJobEndpoint implements JobEndpoint {
             } else if ("FAILED".equals(status) && (latestFailed == null || triggered.isAfter(latestFailed))) {
                 latestFailed = triggered;
             }
+        }
+        if (triggerFailedAt != null && (latestFailed == null || triggerFailedAt.isAfter(latestFailed))) {
+            latestFailed = triggerFailedAt;
         }
         completed.sort(Comparator.comparingLong(CheckpointSample::id));
         if (!completed.isEmpty()) {
@@ -206,12 +216,26 @@ public final class RestJobEndpoint implements JobEndpoint {
                 JsonNode status = get("jobs/" + jobId + "/checkpoints/" + unreadTriggers.get(i));
                 if (!"IN_PROGRESS".equals(status.path("status").path("id").asText())) {
                     unreadTriggers.remove(i);
+                    if (failed(status)) {
+                        triggerFailedAt = Instant.now();
+                    }
                 }
             } catch (RestStatusException e) {
                 // Unknown to the JobManager (expired, or the job is gone): nothing left to read.
                 unreadTriggers.remove(i);
             }
         }
+    }
+
+    /**
+     * Whether a finished trigger request failed: {@code GET /jobs/:job/checkpoints/:trigger}
+     * answers {@code {"status": {"id": "COMPLETED"}, "operation": {"checkpointId": ..., "failureCause": ...}}}
+     * with a failure cause instead of a checkpoint id.
+     */
+    static boolean failed(JsonNode triggerStatus) {
+        JsonNode cause = triggerStatus.path("operation").path("failureCause");
+        return "COMPLETED".equals(triggerStatus.path("status").path("id").asText())
+                && !cause.isMissingNode() && !cause.isNull();
     }
 
     @Override
