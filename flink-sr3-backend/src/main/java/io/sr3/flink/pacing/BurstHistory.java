@@ -44,8 +44,9 @@ import java.util.Deque;
  *       Young's interval fired 0.7 s after a replay at 620/s, 1 s before a burst.
  *   <li><b>A burst's rate.</b> The mean of its samples after its first rate window (high
  *       back-pressured ones included), remembered with its records: in the next burst's first
- *       window the forecast expects that rate, not the settling mean (a failure 0.7 s into a
- *       burst at 2,700/s was predicted to take 1.2 s from the quiet second's mean, and took 5.4 s).
+ *       window the forecast expects that rate, not the settling mean (a failure 1.1 s into a
+ *       burst at 2,700/s was predicted at 1.8 s from that mean and took 5.2 s; with the burst's
+ *       rate, 3.3 s were predicted at that moment of a later run, which took 3.1 s).
  *   <li><b>Restarts.</b> A restart interrupts a burst, which is then not remembered. After a
  *       restart, and at the job's start (the sources may start behind), a burst is learned only
  *       once the input was quiet: a burst already running then has an unknown start. It still

@@ -286,15 +286,7 @@ class CheckpointPacerTest {
      */
     @Test
     void aRestartForgetsTheCheckpointItAbortedInsteadOfWaitingForIt() {
-        for (int second = 0; second < 4; second++) {
-            endpoint.views.add(running(second, 900, 0.9));
-            pacer.tick();
-            clock.advance(Duration.ofSeconds(1));
-        }
-        assertThat(endpoint.triggers).isPositive();
-        endpoint.views.add(running(4, 900, 0.9));
-        pacer.tick();
-        assertThat(pacer.getLastReason()).isEqualTo(Decision.Reason.CHECKPOINT_IN_PROGRESS.name());
+        triggerAndWaitForTheCheckpoint();
 
         endpoint.views.add(new JobView("RESTARTING", false, null, List.of(), 0, null));
         pacer.tick();
@@ -312,16 +304,7 @@ class CheckpointPacerTest {
      */
     @Test
     void aTriggerRequestAnsweredWithAFailureIsNotWaitedFor() {
-        for (int second = 0; second < 4; second++) {
-            endpoint.views.add(running(second, 900, 0.9));
-            pacer.tick();
-            clock.advance(Duration.ofSeconds(1));
-        }
-        int triggers = endpoint.triggers;
-        assertThat(triggers).isPositive();
-        endpoint.views.add(running(4, 900, 0.9));
-        pacer.tick();
-        assertThat(pacer.getLastReason()).isEqualTo(Decision.Reason.CHECKPOINT_IN_PROGRESS.name());
+        int triggers = triggerAndWaitForTheCheckpoint();
 
         clock.advance(Duration.ofSeconds(1));
         JobView answered = running(5, 900, 0.9);
@@ -678,6 +661,20 @@ class CheckpointPacerTest {
     }
 
     /** A running job whose source emitted {@code rate} records/s for {@code second} seconds, keyed subtask at {@code busy}. */
+    /** Four busy seconds make the pacer trigger; the next poll shows no checkpoint yet. Returns the triggers. */
+    private int triggerAndWaitForTheCheckpoint() {
+        for (int second = 0; second < 4; second++) {
+            endpoint.views.add(running(second, 900, 0.9));
+            pacer.tick();
+            clock.advance(Duration.ofSeconds(1));
+        }
+        assertThat(endpoint.triggers).isPositive();
+        endpoint.views.add(running(4, 900, 0.9));
+        pacer.tick();
+        assertThat(pacer.getLastReason()).isEqualTo(Decision.Reason.CHECKPOINT_IN_PROGRESS.name());
+        return endpoint.triggers;
+    }
+
     private JobView running(int second, long rate, double busy) {
         long ms = second * 1000L;
         JobCounters counters = new JobCounters(List.of(
