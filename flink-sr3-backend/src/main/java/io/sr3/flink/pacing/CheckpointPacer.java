@@ -167,10 +167,15 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
             stop("job " + view.state());
             return;
         }
+        if (restarts.countWentUp(view.restartCount())) {
+            // The failure came after the last counters that moved on (or now, before any).
+            restarted(now, lastFreshSample != null ? lastFreshSample : now, true,
+                    "Flink's restart count is " + view.restartCount());
+        }
         if (view.counters() == null) {
             // Restarting or not yet running: nothing to measure; counters restart with the new attempts.
-            if (runningSince != null) {
-                restarted(now, now, true);
+            if (runningSince != null && !restarts.counting()) {
+                restarted(now, now, true, "the job is " + view.state());
             }
             previousCounters = null;
             samples.clear();
@@ -204,9 +209,10 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         }
         missingSince = null;
         if (result instanceof LoadEstimator.Reset) {
-            if (previousCounters != null && RestartClock.newAttempt(previousCounters, view.counters())) {
+            if (previousCounters != null && !restarts.counting()
+                    && RestartClock.newAttempt(previousCounters, view.counters())) {
                 // Counters went back: a restart between two polls.
-                restarted(now, lastFreshSample, false);
+                restarted(now, lastFreshSample, false, "its counters went back");
             }
             inputHistory.attemptStarted(now, view.counters().sourceRecords());
             previousCounters = view.counters();
@@ -324,9 +330,10 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     /**
      * The job restarted (noticed at {@code now}, at {@code at} at the latest; {@code seenRestarting}
      * when the pacer saw the job restarting, not only its counters going back): its replay runs
-     * until the sources have read again what arrived since the restored checkpoint.
+     * until the sources have read again what arrived since the restored checkpoint. The next
+     * counters start a new baseline.
      */
-    private void restarted(Instant now, Instant at, boolean seenRestarting) {
+    private void restarted(Instant now, Instant at, boolean seenRestarting, String how) {
         restarts.restarted(at, seenRestarting);
         observedMtbfSnapshot = restarts.observedMtbf();
         // A failover aborts the running checkpoint, ours included: waiting for it to show up
@@ -336,6 +343,11 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         double backlog = restored == null ? 0 : inputHistory.recordsSince(restored, at, lastInputRate);
         loadMemory.restarted(now, expectedRecovery(), backlog);
         inputHistory.restarted(at);
+        previousCounters = null;
+        samples.clear();
+        LOG.info("[pacer {}] the job restarted ({}); pacing waits while it reads again about {} records that arrived "
+                        + "since the checkpoint triggered at {}; observed MTBF {}", jobId, how, Math.round(backlog),
+                restored, observedMtbfSnapshot == null ? "not known before two restarts" : observedMtbfSnapshot);
     }
 
     /** The recovery time the last decision estimated for the state's current age, or null without one. */

@@ -16,6 +16,8 @@ import java.util.Objects;
  * @param checkpointsInProgress checkpoints (or savepoints) currently running
  * @param latestFailedTrigger trigger time of the latest failed checkpoint, or the moment a
  *     trigger request of the pacer was answered with a failure if later; null without either
+ * @param restartCount Flink's count of the job's restarts (its {@code numRestarts} metric), or
+ *     {@link #UNKNOWN_RESTARTS} when the poll could not read it
  */
 public record JobView(
         String state,
@@ -23,10 +25,22 @@ public record JobView(
         @Nullable JobCounters counters,
         List<CheckpointSample> completedCheckpoints,
         int checkpointsInProgress,
-        @Nullable Instant latestFailedTrigger) {
+        @Nullable Instant latestFailedTrigger,
+        long restartCount) {
+
+    /** The restart count of a poll that could not read Flink's {@code numRestarts}. */
+    public static final long UNKNOWN_RESTARTS = -1;
 
     public JobView {
         Objects.requireNonNull(state, "state");
         completedCheckpoints = List.copyOf(completedCheckpoints);
+    }
+
+    /** A poll without Flink's restart count. */
+    public JobView(String state, boolean terminal, @Nullable JobCounters counters,
+            List<CheckpointSample> completedCheckpoints, int checkpointsInProgress,
+            @Nullable Instant latestFailedTrigger) {
+        this(state, terminal, counters, completedCheckpoints, checkpointsInProgress, latestFailedTrigger,
+                UNKNOWN_RESTARTS);
     }
 }

@@ -25,6 +25,7 @@ import java.util.Set;
  * <pre>
  *   GET  /jobs/:job                      state, vertices and their parallelism
  *   GET  /jobs/:job/plan                 (once) which vertices have no inputs: the sources
+ *   GET  /jobs/:job/metrics              ?get=numRestarts: the scheduler's count of restarts
  *   GET  /jobs/:job/vertices/:v/metrics  ?get=0.numRecordsOut,0.accumulateBusyTimeMs,... per subtask
  *   GET  /jobs/:job/checkpoints          counts, history (trigger time, duration, state size)
  *   GET  /jobs/:job/checkpoints/details/:id   state size and parallelism per task (once per checkpoint)
@@ -42,6 +43,7 @@ public final class RestJobEndpoint implements JobEndpoint {
 
     static final List<String> COUNTERS = List.of("numRecordsOut", "accumulateBusyTimeMs",
             "accumulateBackPressuredTimeMs", "accumulateIdleTimeMs");
+    static final String RESTARTS = "numRestarts";
     private static final Set<String> TERMINAL = Set.of("FINISHED", "CANCELED", "FAILED");
     private static final ObjectMapper JSON = new ObjectMapper();
 
@@ -86,6 +88,7 @@ public final class RestJobEndpoint implements JobEndpoint {
         if ("RUNNING".equals(state)) {
             counters = counters(job);
         }
+        long restarts = restartCount();
         JsonNode checkpoints = get("jobs/" + jobId + "/checkpoints");
         inProgress = checkpoints.path("counts").path("in_progress").asInt(0);
         for (JsonNode c : checkpoints.path("history")) {
@@ -111,7 +114,19 @@ public final class RestJobEndpoint implements JobEndpoint {
             completed.add(new CheckpointSample(latest.id(), latest.triggered(), latest.duration(),
                     latest.stateSizeBytes(), largestShare(latest)));
         }
-        return new JobView(state, false, counters, completed, inProgress, latestFailed);
+        return new JobView(state, false, counters, completed, inProgress, latestFailed, restarts);
+    }
+
+    /**
+     * The scheduler's count of the job's restarts, region failovers included (its
+     * {@code numRestarts} gauge), or {@link JobView#UNKNOWN_RESTARTS} before Flink's metric store
+     * has it. Read after the counters: Flink counts a restart before it deploys the new attempt, so
+     * counters of a new attempt come with a count that has the restart, unless the metric store
+     * took the TaskManagers' metrics before the JobManager's in its last round.
+     */
+    private long restartCount() throws IOException {
+        Double restarts = value(get("jobs/" + jobId + "/metrics?get=" + RESTARTS), RESTARTS);
+        return restarts == null || restarts < 0 ? JobView.UNKNOWN_RESTARTS : restarts.longValue();
     }
 
     /**

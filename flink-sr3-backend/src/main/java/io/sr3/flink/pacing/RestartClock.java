@@ -13,6 +13,11 @@ import java.util.Deque;
  * whether counters are still the old attempt's, which Flink's metric store holds for a while
  * after a restart (taken for the new attempt's, they would end the replay at once and, once the
  * new attempt's counters replace them, look like a second restart).
+ *
+ * <p>A restart is known from Flink's own restart count ({@code numRestarts}) once the job reports
+ * it. Only before that do counters that go back stand for one: the metric store fills in a new
+ * attempt subtask by subtask, so its counters can go back without a restart, or never be seen
+ * going back across one (a poll with a subtask missing in between).
  */
 @NotThreadSafe
 final class RestartClock {
@@ -25,6 +30,8 @@ final class RestartClock {
     @Nullable private Instant lastRestart;
     /** A restart the job was seen in, while the new attempt's counters have not shown up yet. */
     @Nullable private Instant awaitingNewAttempt;
+    /** Flink's restart count at the last poll that had it; {@link JobView#UNKNOWN_RESTARTS} before. */
+    private long restartCount = JobView.UNKNOWN_RESTARTS;
 
     void seenRunning(Instant now) {
         if (times.isEmpty()) {
@@ -45,6 +52,25 @@ final class RestartClock {
         while (times.size() > MTBF_WINDOW + 1) {
             times.removeFirst();
         }
+    }
+
+    /**
+     * Takes Flink's restart count of a poll ({@link JobView#UNKNOWN_RESTARTS} when it had none)
+     * and answers whether it went up since the last poll that had one. The first count seen is
+     * where counting starts: restarts before the pacer came are none of its business.
+     */
+    boolean countWentUp(long count) {
+        if (count == JobView.UNKNOWN_RESTARTS) {
+            return false;
+        }
+        boolean up = restartCount != JobView.UNKNOWN_RESTARTS && count > restartCount;
+        restartCount = Math.max(restartCount, count);
+        return up;
+    }
+
+    /** Whether restarts are known from Flink's restart count, so counters going back are none. */
+    boolean counting() {
+        return restartCount != JobView.UNKNOWN_RESTARTS;
     }
 
     /** The last restart, or null before any. */

@@ -414,6 +414,65 @@ class CheckpointPacerTest {
         assertThat(pacer.getDecisions()).as("taken as samples after 35 s").isGreaterThan(before);
     }
 
+    /**
+     * Flink counts the job's restarts ({@code numRestarts}); the pacer takes each restart from the
+     * count, also when no poll shows counters going back: here the first poll after each failure
+     * has the keyed subtask's metrics missing (the metric store fills in a new attempt subtask by
+     * subtask), and the next shows only the new attempt's counters.
+     */
+    @Test
+    void aRestartFlinkCountedIsSeenWhenNoPollShowsCountersGoingBack() {
+        for (int restarts = 0; restarts < 2; restarts++) {
+            runAttempt(30, restarts);
+            endpoint.views.add(counted(withoutKeyedMetrics(running(30, 100, 0.1)), restarts + 1));
+            pacer.tick();
+            clock.advance(Duration.ofSeconds(1));
+        }
+
+        // Restarts after the last fresh counters of attempts that started at 0 s and 31 s.
+        assertThat(pacer.getObservedMtbfMillis()).as("two restarts").isEqualTo(30_000);
+    }
+
+    /**
+     * While Flink counts restarts, counters going back are the metric store's doing (a new
+     * attempt filled in subtask by subtask, a late report of the old one), not a restart: with
+     * the count unchanged, twice-reset counters leave the pacer pacing. Counting starts at the
+     * first count seen: the job's 3 restarts before the pacer came are not its own.
+     */
+    @Test
+    void whileFlinkCountsRestartsCountersGoingBackAreNone() {
+        for (int attempt = 0; attempt < 3; attempt++) {
+            runAttempt(10, 3);
+        }
+
+        assertThat(pacer.getObservedMtbfMillis()).as("no restart counted").isEqualTo(-1);
+        assertThat(pacer.getLastReason()).isNotEqualTo(Decision.Reason.CATCHING_UP.name());
+    }
+
+    /** One poll per second of an attempt whose counters start at 0, with Flink's restart count at {@code restarts}. */
+    private void runAttempt(int seconds, long restarts) {
+        for (int second = 0; second < seconds; second++) {
+            endpoint.views.add(counted(running(second, 100, 0.1), restarts));
+            pacer.tick();
+            clock.advance(Duration.ofSeconds(1));
+        }
+    }
+
+    private static JobView counted(JobView view, long restarts) {
+        return new JobView(view.state(), view.terminal(), view.counters(), view.completedCheckpoints(),
+                view.checkpointsInProgress(), view.latestFailedTrigger(), restarts);
+    }
+
+    /** {@code view} without the keyed subtask's metrics. */
+    private static JobView withoutKeyedMetrics(JobView view) {
+        List<JobCounters.Vertex> vertices = new ArrayList<>();
+        for (JobCounters.Vertex v : view.counters().vertices()) {
+            vertices.add(v.source() ? v : new JobCounters.Vertex(v.id(), v.name(), false, v.parallelism(), List.of()));
+        }
+        return new JobView(view.state(), false, new JobCounters(vertices), view.completedCheckpoints(),
+                view.checkpointsInProgress(), view.latestFailedTrigger());
+    }
+
     /** The job ran, then the pacer sees it RESTARTING. */
     private void restart() {
         endpoint.views.add(running(0, 100, 0.1));

@@ -1,0 +1,124 @@
+package io.sr3.flink.it;
+
+import io.sr3.flink.pacing.JobView;
+import io.sr3.flink.pacing.RestJobEndpoint;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.functions.RichMapFunction;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MetricOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.WebOptions;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The pacer's view of a real job through a real MiniCluster's REST API: Flink's own count of the
+ * job's restarts, which the pacer takes restarts from, and the running attempt's counters.
+ */
+class RestJobEndpointITCase {
+
+    /** Failures of the job's map before it keeps running. */
+    static final int FAILURES = 2;
+    static final Duration TIMEOUT = Duration.ofSeconds(60);
+
+    @TempDir
+    Path tempDir;
+
+    private MiniCluster miniCluster;
+    private JobID jobId;
+
+    @BeforeEach
+    void startCluster() throws Exception {
+        Configuration cluster = new Configuration();
+        cluster.set(RestOptions.BIND_PORT, "0");
+        cluster.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofMillis(200));
+        cluster.set(WebOptions.REFRESH_INTERVAL, Duration.ofMillis(200));
+        cluster.setString("io.tmp.dirs", tempDir.toString());
+        miniCluster = new MiniCluster(new MiniClusterConfiguration.Builder()
+                .setConfiguration(cluster).setNumTaskManagers(1).setNumSlotsPerTaskManager(1).build());
+        miniCluster.start();
+    }
+
+    @AfterEach
+    void stopCluster() throws Exception {
+        try {
+            if (jobId != null && !miniCluster.getJobStatus(jobId).get().isGloballyTerminalState()) {
+                miniCluster.cancelJob(jobId).get(30, TimeUnit.SECONDS);
+                miniCluster.requestJobResult(jobId).get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            miniCluster.close();
+        }
+    }
+
+    /**
+     * A job whose map fails in its first {@link #FAILURES} attempts and then keeps running: the
+     * endpoint reads Flink's restart count at exactly that, with the last attempt's counters
+     * beside it.
+     */
+    @Test
+    void readsFlinksRestartCountOfTheJob() throws Exception {
+        Configuration job = new Configuration();
+        job.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, FAILURES + 1);
+        job.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(100));
+        StreamExecutionEnvironment env = new StreamExecutionEnvironment(job);
+        env.setParallelism(1);
+        env.disableOperatorChaining();
+        env.fromSequence(0, Long.MAX_VALUE).map(new FailingInEarlyAttempts()).sinkTo(new DiscardingSink<>());
+        jobId = miniCluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
+        RestJobEndpoint endpoint = new RestJobEndpoint(
+                URI.create(miniCluster.getRestAddress().get(30, TimeUnit.SECONDS).toString()), jobId.toString(),
+                Duration.ofSeconds(5));
+
+        JobView view = pollUntil(endpoint, v -> v.restartCount() == FAILURES && v.counters() != null);
+
+        assertThat(view.state()).isEqualTo("RUNNING");
+        assertThat(view.counters().sourceRecords()).as("the last attempt's source runs").isPositive();
+    }
+
+    private static JobView pollUntil(RestJobEndpoint endpoint, java.util.function.Predicate<JobView> done)
+            throws Exception {
+        long deadline = System.nanoTime() + TIMEOUT.toNanos();
+        JobView view = endpoint.poll();
+        while (!done.test(view)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("Timed out after " + TIMEOUT + "; last poll: " + view);
+            }
+            // Poll interval, not a wait for an event.
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
+            view = endpoint.poll();
+        }
+        return view;
+    }
+
+    /** Throws after a few records in each of the task's first {@link #FAILURES} attempts. */
+    private static final class FailingInEarlyAttempts extends RichMapFunction<Long, Long> {
+        private static final long serialVersionUID = 1L;
+        private long seen;
+
+        @Override
+        public Long map(Long value) {
+            if (++seen > 1_000 && getRuntimeContext().getTaskInfo().getAttemptNumber() < FAILURES) {
+                throw new IllegalStateException("Failure injected by the test in attempt "
+                        + getRuntimeContext().getTaskInfo().getAttemptNumber());
+            }
+            return value;
+        }
+    }
+}
