@@ -57,14 +57,16 @@ final class RestartClock {
     /**
      * Takes Flink's restart count of a poll ({@link JobView#UNKNOWN_RESTARTS} when it had none)
      * and answers whether it went up since the last poll that had one. The first count seen is
-     * where counting starts: restarts before the pacer came are none of its business.
+     * where counting starts: restarts before the pacer came are none of its business. A count
+     * that goes back is a new JobManager's (after a JobManager failover the scheduler counts from
+     * zero again): counting goes on from it.
      */
     boolean countWentUp(long count) {
         if (count == JobView.UNKNOWN_RESTARTS) {
             return false;
         }
         boolean up = restartCount != JobView.UNKNOWN_RESTARTS && count > restartCount;
-        restartCount = Math.max(restartCount, count);
+        restartCount = count;
         return up;
     }
 
