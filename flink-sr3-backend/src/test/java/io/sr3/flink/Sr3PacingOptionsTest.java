@@ -39,15 +39,15 @@ class Sr3PacingOptionsTest {
         assertThat(settings.decisionPeriod()).isEqualTo(Duration.ofMillis(500));
         assertThat(settings.mtbf()).isEqualTo(Duration.ofDays(1));
         assertThat(settings.peakMemory()).isEqualTo(Duration.ofMinutes(10));
-        assertThat(settings.burstForecast()).isTrue();
+        assertThat(settings.burstForecast()).as("the constant-rate model").isFalse();
     }
 
     @Test
     void theBurstForecastIsASwitchAndAnythingElseNamesKeyAndValue() {
-        Configuration off = enabled("2 min");
-        off.setString("heartbeat.timeout", "5 s");
-        off.setString("sr3.pacing.burst-forecast", "false");
-        assertThat(Sr3PacingOptions.settings(off).burstForecast()).isFalse();
+        Configuration on = enabled("2 min");
+        on.setString("heartbeat.timeout", "5 s");
+        on.setString("sr3.pacing.burst-forecast", "true");
+        assertThat(Sr3PacingOptions.settings(on).burstForecast()).isTrue();
 
         Configuration word = enabled("2 min");
         word.setString("heartbeat.timeout", "5 s");

@@ -68,8 +68,9 @@ import java.util.concurrent.TimeUnit;
  * processed outside the recovery windows. Results must be exact.
  *
  * <p>Configurations: the pacer with {@code sr3.pacing.max-recovery-time} = {@link #BOUND} and
- * Flink's interval at {@link #SAFETY_INTERVAL} as the safety maximum, with its burst forecast (the
- * default) and without it ({@code -Dsr3.bench.constant-rate-pacer=false} leaves that one out);
+ * Flink's interval at {@link #SAFETY_INTERVAL} as the safety maximum, with its default
+ * constant-rate model and with its burst forecast ({@code -Dsr3.bench.forecast-pacer=false} leaves
+ * that one out);
  * fixed intervals of 1 s, 3 s and 6 s. The run is 20x faster than a production cycle (a 13 s load cycle for ~4 min), so
  * Flink's typical 1 minute interval appears as 3 s.
  *
@@ -119,9 +120,8 @@ public final class PacingBenchmark {
     static final List<Long> CHOSEN_FAILURES = Arrays.stream(System.getProperty("sr3.bench.failures", "").split(","))
             .filter(x -> !x.isBlank()).map(x -> Long.parseLong(x.trim())).toList();
     static final int ROUNDS = Integer.getInteger("sr3.bench.rounds", 3);
-    /** Also run the pacer with {@code sr3.pacing.burst-forecast: false}, the model before bursts were learned. */
-    static final boolean CONSTANT_RATE_PACER = Boolean.parseBoolean(System.getProperty("sr3.bench.constant-rate-pacer",
-            "true"));
+    /** Also run the pacer with {@code sr3.pacing.burst-forecast: true}, the model that expects bursts to end. */
+    static final boolean FORECAST_PACER = Boolean.parseBoolean(System.getProperty("sr3.bench.forecast-pacer", "true"));
     static final int FAILURES_PER_RUN = 3;
     /**
      * Failures are drawn in [FIRST_FAILURE, schedule end - 10 s), at least MIN_GAP apart; the first
@@ -166,9 +166,9 @@ public final class PacingBenchmark {
     private int run(Path resultsDirectory) throws Exception {
         MachineDescription machine = MachineDescription.ofThisMachine();
         List<Setup> setups = new ArrayList<>();
-        setups.add(new Setup("pacer (bound " + BOUND.toSeconds() + " s)", null, true));
-        if (CONSTANT_RATE_PACER) {
-            setups.add(new Setup("pacer, constant-rate model", null, false));
+        setups.add(new Setup("pacer (bound " + BOUND.toSeconds() + " s)", null, false));
+        if (FORECAST_PACER) {
+            setups.add(new Setup("pacer, burst forecast", null, true));
         }
         for (Duration d : FIXED) {
             setups.add(new Setup("fixed " + d.toSeconds() + " s", d, false));
@@ -401,7 +401,7 @@ public final class PacingBenchmark {
         defaults.put("sr3.bench.rounds", "3");
         defaults.put("sr3.bench.fixed", "1,3,6");
         defaults.put("sr3.bench.failures", "");
-        defaults.put("sr3.bench.constant-rate-pacer", "true");
+        defaults.put("sr3.bench.forecast-pacer", "true");
         defaults.put("sr3.bench.burst-rate", "2000");
         StringBuilder out = new StringBuilder();
         defaults.forEach((key, value) -> {
