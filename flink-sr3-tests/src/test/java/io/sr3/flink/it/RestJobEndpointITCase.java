@@ -18,6 +18,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -92,19 +93,27 @@ class RestJobEndpointITCase {
         assertThat(view.counters().sourceRecords()).as("the last attempt's source runs").isPositive();
     }
 
-    private static JobView pollUntil(RestJobEndpoint endpoint, java.util.function.Predicate<JobView> done)
-            throws Exception {
+    /**
+     * Polls until {@code done}. A poll the REST API fails (HTTP 500 while the job is still
+     * initializing) is retried, as the pacer does at its next decision.
+     */
+    private static JobView pollUntil(RestJobEndpoint endpoint, java.util.function.Predicate<JobView> done) {
         long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        JobView view = endpoint.poll();
-        while (!done.test(view)) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("Timed out after " + TIMEOUT + "; last poll: " + view);
+        Object last = "none";
+        while (System.nanoTime() < deadline) {
+            try {
+                JobView view = endpoint.poll();
+                if (done.test(view)) {
+                    return view;
+                }
+                last = view;
+            } catch (IOException e) {
+                last = e;
             }
             // Poll interval, not a wait for an event.
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
-            view = endpoint.poll();
         }
-        return view;
+        throw new AssertionError("Timed out after " + TIMEOUT + "; last poll: " + last);
     }
 
     /** Throws after a few records in each of the task's first {@link #FAILURES} attempts. */
