@@ -20,7 +20,7 @@ public interface CheckpointPacerMXBean {
     /** Age of the state a restore would start from (since the last completed checkpoint was triggered). */
     long getLastCheckpointAgeMillis();
 
-    /** 0 when the bound can be met, 1 when it cannot even right after a checkpoint. */
+    /** 0 when the bound can be met, 1 when it cannot, not even with checkpoints back to back. */
     int getBoundUnreachable();
 
     /** 1 while the pacer leaves checkpoints to Flink's periodic interval because metrics are missing or stale. */

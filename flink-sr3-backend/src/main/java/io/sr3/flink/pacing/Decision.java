@@ -16,7 +16,7 @@ import java.util.Objects;
  * @param estimatedRecovery the model's recovery time if a failure struck now; null when infinite
  *     (input at or above capacity)
  * @param checkpointAge age of the state a restore would start from
- * @param boundReachable false when the bound cannot be met even right after a checkpoint
+ * @param boundReachable false when no schedule meets the bound, not even checkpoints back to back
  */
 public record Decision(
         Action action,
@@ -47,7 +47,10 @@ public record Decision(
         WITHIN_BOUND,
         /** Past the steady interval or inside the window, but the hottest subtasks are busy: wait for a cheaper moment. */
         WAITING_FOR_HEADROOM,
-        /** The bound cannot be met even right after a checkpoint; pacing at the steady interval instead of thrashing. */
+        /**
+         * No schedule meets the bound, not even checkpoints back to back; pacing at the steady
+         * interval instead of thrashing.
+         */
         BOUND_UNREACHABLE,
         /**
          * Replaying after a restart: a checkpoint would slow the replay down, and the sources' rate

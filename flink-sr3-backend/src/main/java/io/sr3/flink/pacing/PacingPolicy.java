@@ -27,8 +27,9 @@ import java.util.function.DoubleUnaryOperator;
  *       last checkpoint ({@link PacingInputs#backlogRecords()}) and the input expected ahead: the
  *       current rate, or, in a burst that brought fewer records than the largest remembered
  *       ({@link PacingInputs#bursts()}), its rate until it brought as many and the quiet rate
- *       after it. If {@code tau_max} is shorter
- *       than one checkpoint takes ({@code C}, the longest of the last {@value #COST_WINDOW}), no
+ *       after it. A checkpoint's state is restorable only once it completed, {@code C} after its
+ *       trigger ({@code C}, the longest of the last {@value #COST_WINDOW}), so even back to back
+ *       the restorable state gets {@code 2 C} old. If {@code tau_max} is shorter than that, no
  *       schedule can meet it: the decision says so ({@code boundReachable = false}) and the policy
  *       paces at Young's interval, whatever the load, instead of checkpointing back to back (or
  *       not at all while the job is saturated).
@@ -49,8 +50,9 @@ import java.util.function.DoubleUnaryOperator;
  *       of known size, the peak deadline is the age at which a burst that large, starting now,
  *       could pass without a checkpoint; inside a burst this rule is off. A quiet phase
  *       then ends with a fresh checkpoint, and a returning burst finds the age low instead of
- *       forcing a checkpoint at its busiest moment. A peak at which the bound is unreachable (a
- *       catch-up after a restart reads at full capacity) is ignored.
+ *       forcing a checkpoint at its busiest moment. A peak at which the bound is unreachable (its
+ *       deadline comes before a checkpoint can complete, as when a catch-up after a restart reads
+ *       at full capacity) is ignored.
  * </ol>
  * "Headroom" means the most loaded subtask (busy plus back-pressured time) is at most
  * {@link Settings#headroomLoad()}: a barrier then finds idle time instead of adding latency to a
@@ -162,7 +164,7 @@ public final class PacingPolicy {
                         + "rate sample since a restart: the load measured over the last rate window is not what comes), "
                         + "waiting for it to settle", lambda, bursts.quietRate())
                 : "waiting for headroom";
-        boolean reachable = tauMax >= cost;
+        boolean reachable = meetable(tauMax, cost);
         Decision.Builder out = new Decision.Builder(toDuration(tauMax), toDuration(recovery), toDuration(age), reachable);
         String load = String.format(Locale.ROOT, "age %s, bound %s, est. recovery %s, backlog %.0f records, input %.0f/s "
                         + "(recent peak %.0f/s%s) of capacity %.0f/s, checkpoint cost %s, MTBF %s, Young %s, hottest %s",
@@ -184,7 +186,8 @@ public final class PacingPolicy {
                     ? "input at or above capacity, so replay never catches up"
                     : tauMax < 0
                             ? "detection + restore + replay exceed it even at age 0"
-                            : "a checkpoint takes longer than the allowed age";
+                            : "checkpoints back to back would still let the age pass " + fmt(tauMax)
+                                    + ": each takes " + fmt(cost);
             if (age >= young) {
                 // Whatever the load: waiting for headroom while saturated would let the age grow without limit.
                 return out.build(Action.CHECKPOINT, Reason.STEADY_INTERVAL, "bound "
@@ -199,8 +202,10 @@ public final class PacingPolicy {
                     + fmt(Math.max(0, deadline)) + " (bound - cost - decision period); " + load);
         }
         boolean inBurst = bursts != null && bursts.inBurst();
-        double peakDeadline = inBurst ? Double.NEGATIVE_INFINITY : peakAgeBound(in, backlogAt, d, r, rto) - cost - period;
-        boolean aheadOfPeak = peakDeadline > 0 && peakDeadline < Math.min(deadline, young);
+        double peakTau = inBurst ? Double.NEGATIVE_INFINITY : peakAgeBound(in, backlogAt, d, r, rto);
+        double peakDeadline = peakTau - cost - period;
+        // At a peak where the bound is unreachable, preparing for it would only checkpoint back to back.
+        boolean aheadOfPeak = meetable(peakTau, cost) && peakDeadline > 0 && peakDeadline < Math.min(deadline, young);
         if (young <= deadline && !aheadOfPeak) {
             if (age < young) {
                 return out.build(Action.WAIT, Reason.WITHIN_BOUND, "before Young's interval; " + load);
@@ -264,6 +269,16 @@ public final class PacingPolicy {
                         onset, bursts.burstRecords(), bursts.largestRecords(), bursts.quietRate())
                 : String.format(Locale.ROOT, ", in a burst of %,.0f records, more than any remembered (%,.0f): expected "
                         + "to last", bursts.burstRecords(), bursts.largestRecords());
+    }
+
+    /**
+     * Whether some schedule keeps the age under {@code tau}: a checkpoint's state is restorable only
+     * once it completed, {@code cost} after its trigger, so even back to back the restorable state
+     * gets twice that old (plus up to one decision period). Chasing a shorter {@code tau} would keep
+     * the job checkpointing all the time and still miss it.
+     */
+    static boolean meetable(double tau, double cost) {
+        return tau >= 2 * cost;
     }
 
     /** C: the longest of the last {@link #COST_WINDOW} checkpoint durations, in seconds; 0 without any. */

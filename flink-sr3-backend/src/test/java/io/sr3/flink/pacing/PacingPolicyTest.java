@@ -84,6 +84,10 @@ class PacingPolicyTest {
                         Action.WAIT, Reason.WAITING_FOR_HEADROOM, true),
                 new Row("slow checkpoint: 10 s, deadline 37 s", 5000, 10000, 0.90, 10, 40, 1, false,
                         Action.CHECKPOINT, Reason.AGE_BOUND, true),
+                new Row("slow checkpoint: 20 s, back to back still within the bound", 5000, 10000, 0.90, 20, 40, 1,
+                        false, Action.CHECKPOINT, Reason.AGE_BOUND, true),
+                new Row("slow checkpoint: 30 s, back to back 60 s old, past the bound: no thrashing", 5000, 10000,
+                        0.90, 30, 40, 1, false, Action.WAIT, Reason.BOUND_UNREACHABLE, false),
                 new Row("slow checkpoint: 50 s, longer than the bound", 5000, 10000, 0.90, 50, 40, 1, false,
                         Action.WAIT, Reason.BOUND_UNREACHABLE, false),
                 // Detection + restore alone exceed the bound, even without input.
@@ -164,6 +168,13 @@ class PacingPolicyTest {
                 .as("a peak above capacity (a catch-up after a restart) is ignored").isEqualTo(Reason.WITHIN_BOUND);
         assertThat(POLICY.decide(quiet.withPeakInputRate(1100)).reason())
                 .as("a peak whose deadline is after Young's interval changes nothing").isEqualTo(Reason.WITHIN_BOUND);
+
+        // Checkpoints of 24.5 s: back to back, the state would get 49 s old at the peak, past its 48 s.
+        PacingInputs slow = inputs(new Row("quiet at 30 s, slow checkpoints", 1000, 10000, 0.10, 24.5, 30, 1, false,
+                Action.WAIT, Reason.WITHIN_BOUND, true));
+        Decision unreachablePeak = POLICY.decide(slow.withPeakInputRate(5000));
+        assertThat(unreachablePeak.reason()).as("a peak at which the bound is unreachable is not prepared for: "
+                + unreachablePeak.explanation()).isEqualTo(Reason.WITHIN_BOUND);
     }
 
     @Test
