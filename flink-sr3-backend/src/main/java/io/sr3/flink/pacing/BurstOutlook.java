@@ -1,8 +1,8 @@
 package io.sr3.flink.pacing;
 
 /**
- * What the job's recent input says about bursts ({@link BurstHistory}), for the recovery model's
- * input forecast. Bursts are measured in records, not seconds: what a replay has to work through
+ * What the job's recent input says about bursts ({@link BurstHistory}): for the recovery model's
+ * input forecast, and for when a checkpoint is cheap (not in a burst). Bursts are measured in records, not seconds: what a replay has to work through
  * is the records a burst brings, and its length in seconds depends on how fast the sources read
  * (a burst that back-pressures the job lasts longer, at a lower rate, and the sources read its
  * lag at more than the burst's rate afterwards).
@@ -15,9 +15,12 @@ package io.sr3.flink.pacing;
  * @param settling the input is moving from its quiet rate into a burst, or has no rate sample
  *     since a restart: the load measured over the last rate window is not what comes
  * @param burstRate the mean rate of the largest remembered burst once it had settled; 0 when unknown
+ * @param forecasting whether the recovery model expects a burst to end ({@code sr3.pacing.burst-forecast});
+ *     without, the input is expected to stay at its current rate, and the outlook only says when a
+ *     burst is on (no cheap moment for a checkpoint)
  */
 public record BurstOutlook(double largestRecords, boolean inBurst, double burstRecords, double quietRate,
-        boolean settling, double burstRate) {
+        boolean settling, double burstRate, boolean forecasting) {
 
     public BurstOutlook {
         if (!(largestRecords > 0) || Double.isInfinite(largestRecords)) {
@@ -30,17 +33,28 @@ public record BurstOutlook(double largestRecords, boolean inBurst, double burstR
         }
     }
 
+    /** An outlook for the recovery model's forecast. */
+    public BurstOutlook(double largestRecords, boolean inBurst, double burstRecords, double quietRate, boolean settling,
+            double burstRate) {
+        this(largestRecords, inBurst, burstRecords, quietRate, settling, burstRate, true);
+    }
+
+    /** The same outlook, with the input expected to stay at its current rate. */
+    public BurstOutlook withoutForecast() {
+        return new BurstOutlook(largestRecords, inBurst, burstRecords, quietRate, settling, burstRate, false);
+    }
+
     /**
      * The input from now on, at the current {@code rate}: the rest of a burst no larger than the
      * largest remembered (the records it still lacks to that size), then the quiet rate; the
      * current rate for ever outside a burst, or once the burst has brought more than any
      * remembered one (it may be a new level of load). In a burst's first rate window (settling)
      * the rate is still a mean with quiet time in it, so the burst is expected at the remembered
-     * {@link #burstRate()} when that is higher.
+     * {@link #burstRate()} when that is higher. Without {@link #forecasting()}, the current rate for ever.
      */
     public InputForecast forecast(double rate) {
         double expected = expectedRate(rate);
-        if (!inBurst || burstRecords >= largestRecords || !(expected > 0)) {
+        if (!forecasting || !inBurst || burstRecords >= largestRecords || !(expected > 0)) {
             return InputForecast.constant(expected);
         }
         return new InputForecast(expected, (largestRecords - burstRecords) / expected, quietRate);
@@ -48,6 +62,6 @@ public record BurstOutlook(double largestRecords, boolean inBurst, double burstR
 
     /** The rate the input is expected at from now on, given the measured {@code rate}. */
     public double expectedRate(double rate) {
-        return inBurst && settling ? Math.max(rate, burstRate) : rate;
+        return forecasting && inBurst && settling ? Math.max(rate, burstRate) : rate;
     }
 }

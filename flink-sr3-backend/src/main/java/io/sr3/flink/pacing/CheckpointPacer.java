@@ -253,6 +253,13 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         decide(now, view, load);
     }
 
+    /** The bursts seen, forecast to end only with {@code sr3.pacing.burst-forecast}; null before one ended. */
+    @Nullable
+    private BurstOutlook burstOutlook(Instant now) {
+        BurstOutlook outlook = loadMemory.burstOutlook(now);
+        return outlook == null || settings.burstForecast() ? outlook : outlook.withoutForecast();
+    }
+
     private void decide(Instant now, JobView view, LoadEstimator.Load load) {
         List<CheckpointSample> completed = view.completedCheckpoints();
         List<CheckpointSample> recent = completed.subList(Math.max(0, completed.size() - HISTORY), completed.size());
@@ -265,7 +272,7 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         double backlog = inputHistory.recordsSince(last == null ? runningSince : last.triggered(), now, load.inputRate());
         PacingInputs inputs = new PacingInputs(load.inputRate(), lastCapacity, load.subtasks(), recent, pending, restore,
                 runningSince, restarts.observedMtbf(), loadMemory.peakInputRate(now), loadMemory.replaying(), backlog,
-                settings.burstForecast() ? loadMemory.burstOutlook(now) : null);
+                burstOutlook(now));
         Decision decision = policy.decide(inputs);
         decisions.incrementAndGet();
         warnIfStuck(view, decision, last);

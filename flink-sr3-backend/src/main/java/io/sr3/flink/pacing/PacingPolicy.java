@@ -57,8 +57,10 @@ import java.util.function.DoubleUnaryOperator;
  * "Headroom" means the most loaded subtask (busy plus back-pressured time) is at most
  * {@link Settings#headroomLoad()}: a barrier then finds idle time instead of adding latency to a
  * saturated task. Not while the input has not settled ({@link BurstOutlook#settling()}: a burst
- * beginning, or no rate sample since a restart): the load measured then is not what comes.
- * Without a completed checkpoint, C is 0, so the first checkpoint comes early and gives a
+ * beginning, or no rate sample since a restart): the load measured then is not what comes. Nor
+ * inside a burst ({@link BurstOutlook#inBurst()}), whatever its load: a burst is the load peak that
+ * a checkpoint's work should not hit (its records would wait behind it), and it ends before the
+ * deadline or the deadline forces the checkpoint. Without a completed checkpoint, C is 0, so the first checkpoint comes early and gives a
  * measurement.
  */
 @ThreadSafe
@@ -158,12 +160,15 @@ public final class PacingPolicy {
         double young = RecoveryModel.youngIntervalSeconds(cost, mtbf);
         SubtaskLoad hottest = in.hottest();
         boolean settling = bursts != null && bursts.settling();
-        boolean headroom = (hottest == null || hottest.load() <= settings.headroomLoad()) && !settling;
+        boolean inBurst = bursts != null && bursts.inBurst();
+        boolean headroom = (hottest == null || hottest.load() <= settings.headroomLoad()) && !settling && !inBurst;
         String noHeadroom = settling
                 ? String.format(Locale.ROOT, "input %.0f/s not settled (quiet rate %.0f/s; a burst beginning, or no "
                         + "rate sample since a restart: the load measured over the last rate window is not what comes), "
                         + "waiting for it to settle", lambda, bursts.quietRate())
-                : "waiting for headroom";
+                : inBurst
+                        ? "in a burst (its records would wait behind the checkpoint's work), waiting for it to end"
+                        : "waiting for headroom";
         boolean reachable = meetable(tauMax, cost);
         Decision.Builder out = new Decision.Builder(toDuration(tauMax), toDuration(recovery), toDuration(age), reachable);
         String load = String.format(Locale.ROOT, "age %s, bound %s, est. recovery %s, backlog %.0f records, input %.0f/s "
@@ -201,7 +206,6 @@ public final class PacingPolicy {
             return out.build(Action.CHECKPOINT, Reason.AGE_BOUND, "age reaches the deadline "
                     + fmt(Math.max(0, deadline)) + " (bound - cost - decision period); " + load);
         }
-        boolean inBurst = bursts != null && bursts.inBurst();
         double peakTau = inBurst ? Double.NEGATIVE_INFINITY : peakAgeBound(in, backlogAt, d, r, rto);
         double peakDeadline = peakTau - cost - period;
         // At a peak where the bound is unreachable, preparing for it would only checkpoint back to back.
@@ -240,7 +244,7 @@ public final class PacingPolicy {
         double peak = in.peakInputRate();
         double mu = in.capacity();
         BurstOutlook bursts = in.bursts();
-        if (bursts != null) {
+        if (bursts != null && bursts.forecasting()) {
             double burst = bursts.largestRecords();
             InputForecast afterBurst = InputForecast.constant(in.inputRate());
             double spanned = RecoveryModel.largestAge(a -> RecoveryModel.recoverySeconds(backlogAt.applyAsDouble(a) + burst,
@@ -259,6 +263,10 @@ public final class PacingPolicy {
         }
         if (!bursts.inBurst()) {
             return String.format(Locale.ROOT, ", bursts of up to %,.0f records", bursts.largestRecords());
+        }
+        if (!bursts.forecasting()) {
+            return String.format(Locale.ROOT, ", in a burst with %,.0f records so far, expected to last",
+                    bursts.burstRecords());
         }
         String onset = bursts.settling() && bursts.burstRate() > 0
                 ? String.format(Locale.ROOT, " (its first rate window: expected at the last bursts' %.0f/s)",

@@ -301,8 +301,9 @@ class PacingPolicyTest {
     /**
      * Young's interval reached with the hottest subtask at 10%, but the input moving from its
      * quiet 400/s into a burst: the 10% is the quiet time the rate window still holds. Wait for
-     * the input to settle, before the burst and in its first rate window; once it settled, at
-     * the quiet rate or in the burst with headroom, checkpoint. The bound still rules.
+     * the input to settle, before the burst and in its first rate window; once it settled at the
+     * quiet rate, checkpoint. Inside the burst, even with headroom, wait for its end: a burst is
+     * the load peak a checkpoint should not hit. The bound still rules.
      */
     @Test
     void aBurstsOnsetIsNoMomentForACheckpointTheBoundDoesNotNeed() {
@@ -318,12 +319,41 @@ class PacingPolicyTest {
         Decision quiet = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 1000, false, 0)));
         assertThat(quiet.reason()).as(quiet.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
         Decision inBurst = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 5_000, 400, false, 0)));
-        assertThat(inBurst.reason()).as(inBurst.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
+        assertThat(inBurst.reason()).as(inBurst.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
+        assertThat(inBurst.explanation()).contains("in a burst (its records would wait behind the checkpoint's work)");
 
         PacingInputs late = inputs(new Row("at the deadline", 1000, 10000, 0.10, 0.5, 479, 1, false, Action.CHECKPOINT,
                 Reason.AGE_BOUND, true));
         assertThat(POLICY.decide(late.withBursts(new BurstOutlook(25_000, false, 0, 400, true, 0))).reason())
                 .isEqualTo(Reason.AGE_BOUND);
+        assertThat(POLICY.decide(late.withBursts(new BurstOutlook(25_000, true, 5_000, 400, false, 0).withoutForecast()))
+                .reason()).isEqualTo(Reason.AGE_BOUND);
+    }
+
+    /**
+     * Without the burst forecast ({@code sr3.pacing.burst-forecast: false}), the recovery model
+     * expects the input to stay where it is, as without any burst outlook, but a burst is still
+     * no moment for a checkpoint the bound does not need.
+     */
+    @Test
+    void withoutTheForecastABurstIsStillNoCheapMoment() {
+        PacingInputs steady = inputs(new Row("Young's interval reached", 1000, 10000, 0.10, 0.5, 61, 1, false,
+                Action.CHECKPOINT, Reason.STEADY_INTERVAL, true)).withBacklog(61_000);
+        BurstOutlook burst = new BurstOutlook(25_000, true, 5_000, 400, false, 0).withoutForecast();
+
+        Decision constant = POLICY.decide(steady);
+        Decision inBurst = POLICY.decide(steady.withBursts(burst));
+        assertThat(inBurst.reason()).as(inBurst.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
+        assertThat(inBurst.ageBound()).as("the input expected to stay at 1000/s").isEqualTo(constant.ageBound());
+        assertThat(inBurst.estimatedRecovery()).isEqualTo(constant.estimatedRecovery());
+        assertThat(POLICY.decide(steady.withBursts(burst.withoutForecast())).ageBound())
+                .isNotEqualTo(POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 5_000, 400, false, 0)))
+                        .ageBound());
+        assertThat(inBurst.explanation()).contains("in a burst with 5,000 records so far, expected to last");
+
+        Decision quiet = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 1000, false, 0)
+                .withoutForecast()));
+        assertThat(quiet.reason()).as(quiet.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
     }
 
     /**
