@@ -60,8 +60,8 @@ import java.util.function.DoubleUnaryOperator;
  * beginning, or no rate sample since a restart): the load measured then is not what comes. Nor
  * inside a burst ({@link BurstOutlook#inBurst()}), whatever its load: a burst is the load peak that
  * a checkpoint's work should not hit (its records would wait behind it), and it ends before the
- * deadline or the deadline forces the checkpoint. Without a completed checkpoint, C is 0, so the first checkpoint comes early and gives a
- * measurement.
+ * deadline or the deadline forces the checkpoint. Without a completed checkpoint, C is 0, so the
+ * first checkpoint comes early and gives a measurement.
  */
 @ThreadSafe
 public final class PacingPolicy {
