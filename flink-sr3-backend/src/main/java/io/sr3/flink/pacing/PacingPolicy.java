@@ -58,9 +58,10 @@ import java.util.function.DoubleUnaryOperator;
  * {@link Settings#headroomLoad()}: a barrier then finds idle time instead of adding latency to a
  * saturated task. Not while the input has not settled ({@link BurstOutlook#settling()}: a burst
  * beginning, or no rate sample since a restart): the load measured then is not what comes. Nor
- * inside a burst ({@link BurstOutlook#inBurst()}), whatever its load: a burst is the load peak that
- * a checkpoint's work should not hit (its records would wait behind it), and it ends before the
- * deadline or the deadline forces the checkpoint. Without a completed checkpoint, C is 0, so the
+ * inside a burst ({@link BurstOutlook#inBurst()}) that has not brought more records than the
+ * largest remembered, whatever its load: a burst is the load peak that a checkpoint's work should
+ * not hit (its records would wait behind it), and it ends before the deadline or the deadline
+ * forces the checkpoint (a larger one may be a new level of load). Without a completed checkpoint, C is 0, so the
  * first checkpoint comes early and gives a measurement.
  */
 @ThreadSafe
@@ -161,12 +162,15 @@ public final class PacingPolicy {
         SubtaskLoad hottest = in.hottest();
         boolean settling = bursts != null && bursts.settling();
         boolean inBurst = bursts != null && bursts.inBurst();
-        boolean headroom = (hottest == null || hottest.load() <= settings.headroomLoad()) && !settling && !inBurst;
+        // One that brought more than any remembered may be a new level of load, not a burst to wait out.
+        boolean burstToWaitOut = inBurst && bursts.burstRecords() < bursts.largestRecords();
+        boolean headroom = (hottest == null || hottest.load() <= settings.headroomLoad()) && !settling
+                && !burstToWaitOut;
         String noHeadroom = settling
                 ? String.format(Locale.ROOT, "input %.0f/s not settled (quiet rate %.0f/s; a burst beginning, or no "
                         + "rate sample since a restart: the load measured over the last rate window is not what comes), "
                         + "waiting for it to settle", lambda, bursts.quietRate())
-                : inBurst
+                : burstToWaitOut
                         ? "in a burst (its records would wait behind the checkpoint's work), waiting for it to end"
                         : "waiting for headroom";
         boolean reachable = meetable(tauMax, cost);

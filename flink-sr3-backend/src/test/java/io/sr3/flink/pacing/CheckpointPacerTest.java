@@ -658,6 +658,41 @@ class CheckpointPacerTest {
         assertThat(expectingTheEnd).as("bursts learned").isGreaterThan(3 * expectingItToLast);
     }
 
+    /**
+     * The constant-rate model (no burst forecast) still knows a burst when it sees one: past
+     * Young's interval (26.8 s: C 0.1 s, MTBF 1 h) with the keyed subtask only 40% busy, it
+     * waits for a returning burst to end, where the same job at its quiet rate checkpoints.
+     */
+    @Test
+    void withoutTheForecastABurstItRecognizesIsNoMomentForACheckpoint() {
+        PacingSettings constantRate = new PacingSettings(settings.maxRecoveryTime(), settings.failureDetection(),
+                settings.mtbf(), settings.restoreBytesPerSecond(), settings.restUrl(), settings.decisionPeriod(),
+                settings.staleAfter(), settings.peakMemory(), false);
+        ScriptedJob bursty = otherJob(constantRate);
+        ScriptedJob quiet = otherJob(constantRate);
+        int[][] phases = {{10, 100}, {8, 400}, {12, 100}};
+        for (int[] phase : phases) {
+            for (int second = 0; second < phase[0]; second++) {
+                bursty.second(phase[1], phase[1] / 1000.0, Duration.ofSeconds(5));
+                quiet.second(phase[1], phase[1] / 1000.0, Duration.ofSeconds(5));
+                clock.advance(Duration.ofSeconds(1));
+            }
+        }
+        assertThat(bursty.endpoint.triggers + quiet.endpoint.triggers).as("before Young's interval").isZero();
+
+        for (int second = 0; second < 5; second++) {
+            // Each decision sees the seconds before it: from the third on, two seconds of the burst.
+            Duration age = Duration.ofSeconds(second < 2 ? 5 : 28);
+            bursty.second(400, 0.4, age);
+            quiet.second(100, 0.1, age);
+            clock.advance(Duration.ofSeconds(1));
+        }
+
+        assertThat(quiet.pacer.getTriggersSteadyInterval()).as("Young's interval at the quiet rate").isPositive();
+        assertThat(bursty.endpoint.triggers).as("none in the burst").isZero();
+        assertThat(bursty.pacer.getLastReason()).isEqualTo(Decision.Reason.WAITING_FOR_HEADROOM.name());
+    }
+
     /** A second pacer on the same clock and settings, fed by its own script. */
     private ScriptedJob otherJob() {
         return otherJob(settings);

@@ -321,6 +321,9 @@ class PacingPolicyTest {
         Decision inBurst = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 5_000, 400, false, 0)));
         assertThat(inBurst.reason()).as(inBurst.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
         assertThat(inBurst.explanation()).contains("in a burst (its records would wait behind the checkpoint's work)");
+        Decision largerThanAny = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 30_000, 400, false, 0)));
+        assertThat(largerThanAny.reason()).as("more than any remembered burst: maybe a new level of load")
+                .isEqualTo(Reason.STEADY_INTERVAL);
 
         PacingInputs late = inputs(new Row("at the deadline", 1000, 10000, 0.10, 0.5, 479, 1, false, Action.CHECKPOINT,
                 Reason.AGE_BOUND, true));
