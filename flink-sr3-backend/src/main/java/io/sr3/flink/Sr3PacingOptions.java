@@ -99,7 +99,8 @@ public final class Sr3PacingOptions {
                             + "then; a failure in that moment may recover more slowly than the bound. false (the "
                             + "default): the input is expected to stay at its current rate for the whole recovery "
                             + "(more checkpoints in bursts, shorter recoveries; the lower p99 latency in most pacing "
-                            + "benchmark runs, see the README).");
+                            + "benchmark runs, see the README). Either way, a burst is no moment for a checkpoint that "
+                            + "the bound does not need.");
 
     public static final ConfigOption<String> REST_URL =
             ConfigOptions.key("sr3.pacing.rest-url")
