@@ -17,8 +17,8 @@ package io.sr3.flink.pacing;
  *     since a restart: the load measured over the last rate window is not what comes
  * @param burstRate the mean rate of the largest remembered burst once it had settled; 0 when unknown
  * @param forecasting whether the recovery model expects a burst to end
- *     ({@code sr3.pacing.burst-forecast}); without, the input is expected to stay at its current rate, and the outlook only says when a
- *     burst is on (no cheap moment for a checkpoint)
+ *     ({@code sr3.pacing.burst-forecast}); without, the input is expected to stay at its current
+ *     rate, and the outlook only says when a burst is on (no cheap moment for a checkpoint)
  */
 public record BurstOutlook(double largestRecords, boolean inBurst, double burstRecords, double quietRate,
         boolean settling, double burstRate, boolean forecasting) {

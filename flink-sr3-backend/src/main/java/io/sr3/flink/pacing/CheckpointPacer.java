@@ -287,8 +287,8 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
                 LOG.info("[pacer {}] the recovery-time bound {} is reachable again: {}", jobId,
                         settings.maxRecoveryTime(), decision.explanation());
             } else {
-                LOG.warn("[pacer {}] the recovery-time bound {} cannot be met, not even with checkpoints back to back: {}", jobId,
-                        settings.maxRecoveryTime(), decision.explanation());
+                LOG.warn("[pacer {}] the recovery-time bound {} cannot be met, not even with checkpoints back to back: {}",
+                        jobId, settings.maxRecoveryTime(), decision.explanation());
             }
         }
         publishStatus(now, decision, last);

@@ -51,8 +51,8 @@ import java.util.function.DoubleUnaryOperator;
  *       could pass without a checkpoint; inside a burst this rule is off. A quiet phase
  *       then ends with a fresh checkpoint, and a returning burst finds the age low instead of
  *       forcing a checkpoint at its busiest moment. A peak at which the bound is unreachable (its
- *       deadline comes before a checkpoint can complete, as when a catch-up after a restart reads
- *       at full capacity) is ignored.
+ *       {@code tau_max} shorter than two checkpoint durations, as when a catch-up after a restart
+ *       reads at full capacity) is ignored.
  * </ol>
  * "Headroom" means the most loaded subtask (busy plus back-pressured time) is at most
  * {@link Settings#headroomLoad()}: a barrier then finds idle time instead of adding latency to a
@@ -61,8 +61,8 @@ import java.util.function.DoubleUnaryOperator;
  * inside a burst ({@link BurstOutlook#inBurst()}) that has not brought more records than the
  * largest remembered, whatever its load: a burst is the load peak that a checkpoint's work should
  * not hit (its records would wait behind it), and it ends before the deadline or the deadline
- * forces the checkpoint (a larger one may be a new level of load). Without a completed checkpoint, C is 0, so the
- * first checkpoint comes early and gives a measurement.
+ * forces the checkpoint (a larger one may be a new level of load). Without a completed
+ * checkpoint, C is 0, so the first checkpoint comes early and gives a measurement.
  */
 @ThreadSafe
 public final class PacingPolicy {
