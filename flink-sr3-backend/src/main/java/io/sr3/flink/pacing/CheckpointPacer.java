@@ -228,7 +228,8 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
             }
             return;
         }
-        inputHistory.record(lastFreshSample, now, ((LoadEstimator.Load) result).inputRate());
+        LoadEstimator.Load latest = (LoadEstimator.Load) result;
+        inputHistory.record(lastFreshSample, now, latest.inputRate());
         previousCounters = view.counters();
         lastFreshSample = now;
         samples.add(new Sample(now, view.counters(), view.checkpointsInProgress() > 0));
@@ -236,16 +237,20 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
             samples.remove(0);
         }
         LoadEstimator.Result windowed = LoadEstimator.estimate(samples.get(0).counters(), view.counters());
-        LoadEstimator.Load load = windowed instanceof LoadEstimator.Load l ? l : (LoadEstimator.Load) result;
-        lastLoad = load;
-        lastInputRate = load.inputRate();
-        String replayEnded = loadMemory.observe(now, load, withoutCheckpoint(view), view.counters().sourceRecords());
+        LoadEstimator.Load load = windowed instanceof LoadEstimator.Load l ? l : latest;
+        String replayEnded = loadMemory.observe(now, load, latest, withoutCheckpoint(view),
+                view.counters().sourceRecords());
         if (replayEnded != null) {
             double replayRate = view.counters().sourceRateSinceStart();
             loadMemory.replayMeasured(now, replayRate);
             LOG.info("[pacer {}] {} (the sources read {} records/s on average since the restart); pacing again", jobId,
                     replayEnded, Math.round(replayRate));
+            // The rate window still holds the replay, whose rate is the backlog's, not the input's.
+            samples.subList(0, samples.size() - 2).clear();
+            load = latest;
         }
+        lastLoad = load;
+        lastInputRate = load.inputRate();
         if (load.inputRate() > 0) {
             lastCapacity = loadMemory.replayCapacity(now, load.capacity());
         }
