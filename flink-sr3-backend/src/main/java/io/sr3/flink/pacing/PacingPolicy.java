@@ -182,8 +182,15 @@ public final class PacingPolicy {
                         : String.format(Locale.ROOT, "%s#%d at %.0f%%", hottest.vertex(), hottest.subtask(),
                                 100 * hottest.load()));
 
+        String unreachable = reachable ? "" : "bound " + fmt(rto) + " unreachable (" + (lambda >= mu
+                ? "input at or above capacity, so replay never catches up"
+                : tauMax < 0
+                        ? "detection + restore + replay exceed it even at age 0"
+                        : "checkpoints back to back would still let the age pass " + fmt(tauMax) + ": each takes "
+                                + fmt(cost)) + "); ";
         if (in.checkpointInProgress()) {
-            return out.build(Action.WAIT, Reason.CHECKPOINT_IN_PROGRESS, "checkpoint in progress; " + load);
+            // The explanation of an unreachable bound is logged with whatever decision finds it so.
+            return out.build(Action.WAIT, Reason.CHECKPOINT_IN_PROGRESS, "checkpoint in progress; " + unreachable + load);
         }
         if (in.catchingUp()) {
             return new Decision.Builder(null, null, toDuration(age), true).build(Action.WAIT, Reason.CATCHING_UP,
@@ -191,19 +198,13 @@ public final class PacingPolicy {
                             + "known again once the job caught up (Flink's periodic checkpoints continue); " + load);
         }
         if (!reachable) {
-            String why = lambda >= mu
-                    ? "input at or above capacity, so replay never catches up"
-                    : tauMax < 0
-                            ? "detection + restore + replay exceed it even at age 0"
-                            : "checkpoints back to back would still let the age pass " + fmt(tauMax)
-                                    + ": each takes " + fmt(cost);
             if (age >= young) {
                 // Whatever the load: waiting for headroom while saturated would let the age grow without limit.
-                return out.build(Action.CHECKPOINT, Reason.STEADY_INTERVAL, "bound "
-                        + fmt(rto) + " unreachable (" + why + "); checkpointing at Young's interval; " + load);
+                return out.build(Action.CHECKPOINT, Reason.STEADY_INTERVAL, unreachable
+                        + "checkpointing at Young's interval; " + load);
             }
-            return out.build(Action.WAIT, Reason.BOUND_UNREACHABLE, "bound " + fmt(rto) + " unreachable (" + why
-                    + "); pacing at Young's interval instead of back to back; " + load);
+            return out.build(Action.WAIT, Reason.BOUND_UNREACHABLE, unreachable
+                    + "pacing at Young's interval instead of back to back; " + load);
         }
         double deadline = tauMax - cost - period;
         if (age >= deadline) {

@@ -121,6 +121,23 @@ class PacingPolicyTest {
         assertThat(RecoveryModel.recoverySeconds(7.5, 5, 1, 8000, 10000)).isCloseTo(60, org.assertj.core.data.Offset.offset(1e-9));
     }
 
+    /**
+     * The pacer logs the explanation of whichever decision first finds the bound unreachable,
+     * often one that waits for a running checkpoint: it says why, as the decisions that pace at
+     * Young's interval do.
+     */
+    @Test
+    void aDecisionDuringACheckpointSaysWhyTheBoundIsUnreachable() {
+        Row overloaded = new Row("input above capacity, checkpoint running", 12000, 10000, 1.0, 0.5, 4, 1, true,
+                Action.WAIT, Reason.CHECKPOINT_IN_PROGRESS, false);
+        Decision decision = POLICY.decide(inputs(overloaded));
+
+        assertThat(decision.reason()).isEqualTo(Reason.CHECKPOINT_IN_PROGRESS);
+        assertThat(decision.boundReachable()).isFalse();
+        assertThat(decision.explanation()).startsWith("checkpoint in progress; bound 60.0s unreachable (input at or "
+                + "above capacity, so replay never catches up); age ");
+    }
+
     /** Steady load, cost 0.5 s: Young's interval is 60 s with the configured MTBF of 1 h, 10 s with restarts every 100 s. */
     @Test
     void frequentRestartsShortenYoungsInterval() {
