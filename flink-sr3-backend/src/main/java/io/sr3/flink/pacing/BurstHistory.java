@@ -40,8 +40,12 @@ import java.util.Deque;
  *       window that still holds quiet time: the load measured with them understates what comes
  *       (Young's interval fired at 905-1,155/s, and at 1,333/s one sample into a burst, at the
  *       onset of bursts of 2,000-2,700/s after 300/s). So is the input after a restart until
- *       the next sample: LoadMemory feeds none during a replay and one rate window after it, and
- *       Young's interval fired 0.7 s after a replay at 620/s, 1 s before a burst.
+ *       the replay ended (Young's interval fired 0.7 s after a replay at a window mean of 620/s,
+ *       1 s before a burst). LoadMemory feeds no sample during a replay nor for one rate window
+ *       after it; in that window only {@link #judgeSettling} applies, to rates over a window
+ *       that the pacer started afresh when the replay ended. Waiting the whole window instead
+ *       kept a checkpoint out of the second between a replay and the next burst, which then
+ *       forced one into the burst (in two of three failures of a benchmark round).
  *   <li><b>A burst's rate.</b> The mean of its samples after its first rate window (high
  *       back-pressured ones included), remembered with its records: in the next burst's first
  *       window the forecast expects that rate, not the settling mean (a failure 1.1 s into a
@@ -193,6 +197,17 @@ final class BurstHistory {
 
     private static boolean showsBursts(double low, double high) {
         return high > low && high >= BURST_CONTRAST * low;
+    }
+
+    /**
+     * A rate measured after a replay ended, which is not learned from: whether the input is
+     * settling, by the test of a sample outside a burst (at least {@value #BURST_CONTRAST} times
+     * the rate between bursts, that of the last quiet phase right after a restart).
+     */
+    void judgeSettling(double rate) {
+        if (!inBurst) {
+            settling = rate >= BURST_CONTRAST * quietRateSoFar();
+        }
     }
 
     /** A restart: the burst in progress, if any, has no known size, and the count starts again. */

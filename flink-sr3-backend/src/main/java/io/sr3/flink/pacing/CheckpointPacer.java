@@ -245,8 +245,9 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
             loadMemory.replayMeasured(now, replayRate);
             LOG.info("[pacer {}] {} (the sources read {} records/s on average since the restart); pacing again", jobId,
                     replayEnded, Math.round(replayRate));
-            // The rate window still holds the replay, whose rate is the backlog's, not the input's.
-            samples.subList(0, samples.size() - 2).clear();
+            // The rate window holds the replay, whose rate is the backlog's, not the input's:
+            // this decision takes the last interval's load, and the window starts afresh.
+            samples.subList(0, samples.size() - 1).clear();
             load = latest;
         }
         lastLoad = load;

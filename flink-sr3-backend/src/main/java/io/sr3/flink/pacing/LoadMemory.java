@@ -38,7 +38,10 @@ import java.util.Locale;
  *       runs high, and in a trace of the pacing benchmark waiting for its 2,730 records kept
  *       pacing off until 1.6 s after the job had caught up. A job still saturated at the
  *       limit is busy with new input (a burst that began during the replay, or overload), and
- *       holding checkpoints back would only let the state age grow.
+ *       holding checkpoints back would only let the state age grow. The caller starts its rate
+ *       window afresh at the sample that ends a replay. For one rate window from that sample,
+ *       the loads only tell {@link BurstHistory} whether the input is settling; the peak, the
+ *       capacities and the bursts take in none of them, lest a replay's tail count as input.
  * </ul>
  * The peak, the capacity and the replay rate are remembered for {@code sr3.pacing.peak-memory}.
  */
@@ -137,6 +140,9 @@ final class LoadMemory {
         }
         boolean replayInWindow = restartedAt != null
                 || (replayEndedAt != null && now.isBefore(replayEndedAt.plus(rateWindow)));
+        if (replayInWindow && restartedAt == null) {
+            bursts.judgeSettling((ended != null ? latest : load).inputRate());
+        }
         if (!replayInWindow) {
             if (withoutCheckpoint && load.inputRate() > 0) {
                 capacityWithoutCheckpoint = load.capacity();

@@ -735,6 +735,73 @@ class CheckpointPacerTest {
         assertThat(bursty.pacer.getLastReason()).isEqualTo(Decision.Reason.WAITING_FOR_HEADROOM.name());
     }
 
+    /**
+     * A failure late in a quiet phase: once the replay is over, the state is as old as at the
+     * failure plus the recovery, past Young's interval (26.8 s). The pacer checkpoints at the
+     * sample that shows the job caught up, at the quiet rate, not a rate window (4 s here) later:
+     * by then the next burst may have begun, and the age bound forces the checkpoint into it.
+     */
+    @Test
+    void afterAReplayTheInputAtItsQuietRateIsNoLongerSettling() {
+        PacingSettings constantRate = new PacingSettings(settings.maxRecoveryTime(), settings.failureDetection(),
+                settings.mtbf(), settings.restoreBytesPerSecond(), settings.restUrl(), settings.decisionPeriod(),
+                settings.staleAfter(), settings.peakMemory(), false);
+        ScriptedJob job = otherJob(constantRate);
+        int[][] phases = {{10, 100}, {8, 400}, {12, 100}};
+        for (int[] phase : phases) {
+            for (int second = 0; second < phase[0]; second++) {
+                job.second(phase[1], phase[1] / 1000.0, Duration.ofSeconds(5));
+                clock.advance(Duration.ofSeconds(1));
+            }
+        }
+        job.endpoint.views.add(new JobView("RESTARTING", false, null, List.of(), 0, null));
+        job.pacer.tick();
+
+        // Each decision sees the seconds before it: the third, two seconds of replay.
+        ScriptedJob replay = new ScriptedJob(job.endpoint, job.pacer);
+        for (int second = 0; second < 3; second++) {
+            replay.second(second < 2 ? 3000 : 100, second < 2 ? 0.95 : 0.1, Duration.ofSeconds(28));
+            clock.advance(Duration.ofSeconds(1));
+        }
+        assertThat(job.endpoint.triggers).as("no trigger during the replay").isZero();
+        assertThat(job.pacer.getLastReason()).isEqualTo(Decision.Reason.CATCHING_UP.name());
+
+        replay.second(100, 0.1, Duration.ofSeconds(28));
+        assertThat(job.pacer.getTriggersSteadyInterval()).as("at the first quiet second after the replay")
+                .isEqualTo(1);
+    }
+
+    /**
+     * As above, but the second after the replay still reads at 400/s, the rate of the remembered
+     * burst: a mean with part of the replay in it, or a burst beginning. The pacer waits for the
+     * input to settle, as it does at a burst's onset.
+     */
+    @Test
+    void afterAReplayARateAboveTheQuietOneIsSettling() {
+        PacingSettings constantRate = new PacingSettings(settings.maxRecoveryTime(), settings.failureDetection(),
+                settings.mtbf(), settings.restoreBytesPerSecond(), settings.restUrl(), settings.decisionPeriod(),
+                settings.staleAfter(), settings.peakMemory(), false);
+        ScriptedJob job = otherJob(constantRate);
+        int[][] phases = {{10, 100}, {8, 400}, {12, 100}};
+        for (int[] phase : phases) {
+            for (int second = 0; second < phase[0]; second++) {
+                job.second(phase[1], phase[1] / 1000.0, Duration.ofSeconds(5));
+                clock.advance(Duration.ofSeconds(1));
+            }
+        }
+        job.endpoint.views.add(new JobView("RESTARTING", false, null, List.of(), 0, null));
+        job.pacer.tick();
+
+        ScriptedJob replay = new ScriptedJob(job.endpoint, job.pacer);
+        for (int second = 0; second < 4; second++) {
+            replay.second(second < 2 ? 3000 : 400, second < 2 ? 0.95 : 0.4, Duration.ofSeconds(28));
+            clock.advance(Duration.ofSeconds(1));
+        }
+
+        assertThat(job.endpoint.triggers).as("a rate four times the quiet one is no cheap moment").isZero();
+        assertThat(job.pacer.getLastReason()).isEqualTo(Decision.Reason.WAITING_FOR_HEADROOM.name());
+    }
+
     /** A second pacer on the same clock and settings, fed by its own script. */
     private ScriptedJob otherJob() {
         return otherJob(settings);
