@@ -707,11 +707,8 @@ class CheckpointPacerTest {
      */
     @Test
     void withoutTheForecastABurstItRecognizesIsNoMomentForACheckpoint() {
-        PacingSettings constantRate = new PacingSettings(settings.maxRecoveryTime(), settings.failureDetection(),
-                settings.mtbf(), settings.restoreBytesPerSecond(), settings.restUrl(), settings.decisionPeriod(),
-                settings.staleAfter(), settings.peakMemory(), false);
-        ScriptedJob bursty = otherJob(constantRate);
-        ScriptedJob quiet = otherJob(constantRate);
+        ScriptedJob bursty = otherJob(constantRate());
+        ScriptedJob quiet = otherJob(constantRate());
         int[][] phases = {{10, 100}, {8, 400}, {12, 100}};
         for (int[] phase : phases) {
             for (int second = 0; second < phase[0]; second++) {
@@ -743,31 +740,17 @@ class CheckpointPacerTest {
      */
     @Test
     void afterAReplayTheInputAtItsQuietRateIsNoLongerSettling() {
-        PacingSettings constantRate = new PacingSettings(settings.maxRecoveryTime(), settings.failureDetection(),
-                settings.mtbf(), settings.restoreBytesPerSecond(), settings.restUrl(), settings.decisionPeriod(),
-                settings.staleAfter(), settings.peakMemory(), false);
-        ScriptedJob job = otherJob(constantRate);
-        int[][] phases = {{10, 100}, {8, 400}, {12, 100}};
-        for (int[] phase : phases) {
-            for (int second = 0; second < phase[0]; second++) {
-                job.second(phase[1], phase[1] / 1000.0, Duration.ofSeconds(5));
-                clock.advance(Duration.ofSeconds(1));
-            }
-        }
-        job.endpoint.views.add(new JobView("RESTARTING", false, null, List.of(), 0, null));
-        job.pacer.tick();
-
+        ScriptedJob replay = restartedAfterABurst();
         // Each decision sees the seconds before it: the third, two seconds of replay.
-        ScriptedJob replay = new ScriptedJob(job.endpoint, job.pacer);
         for (int second = 0; second < 3; second++) {
             replay.second(second < 2 ? 3000 : 100, second < 2 ? 0.95 : 0.1, Duration.ofSeconds(28));
             clock.advance(Duration.ofSeconds(1));
         }
-        assertThat(job.endpoint.triggers).as("no trigger during the replay").isZero();
-        assertThat(job.pacer.getLastReason()).isEqualTo(Decision.Reason.CATCHING_UP.name());
+        assertThat(replay.endpoint.triggers).as("no trigger during the replay").isZero();
+        assertThat(replay.pacer.getLastReason()).isEqualTo(Decision.Reason.CATCHING_UP.name());
 
         replay.second(100, 0.1, Duration.ofSeconds(28));
-        assertThat(job.pacer.getTriggersSteadyInterval()).as("at the first quiet second after the replay")
+        assertThat(replay.pacer.getTriggersSteadyInterval()).as("at the first quiet second after the replay")
                 .isEqualTo(1);
     }
 
@@ -778,10 +761,29 @@ class CheckpointPacerTest {
      */
     @Test
     void afterAReplayARateAboveTheQuietOneIsSettling() {
-        PacingSettings constantRate = new PacingSettings(settings.maxRecoveryTime(), settings.failureDetection(),
-                settings.mtbf(), settings.restoreBytesPerSecond(), settings.restUrl(), settings.decisionPeriod(),
-                settings.staleAfter(), settings.peakMemory(), false);
-        ScriptedJob job = otherJob(constantRate);
+        ScriptedJob replay = restartedAfterABurst();
+        for (int second = 0; second < 4; second++) {
+            replay.second(second < 2 ? 3000 : 400, second < 2 ? 0.95 : 0.4, Duration.ofSeconds(28));
+            clock.advance(Duration.ofSeconds(1));
+        }
+
+        assertThat(replay.endpoint.triggers).as("a rate four times the quiet one is no cheap moment").isZero();
+        assertThat(replay.pacer.getLastReason()).isEqualTo(Decision.Reason.WAITING_FOR_HEADROOM.name());
+    }
+
+    /** These tests' settings with the constant-rate model: no burst forecast. */
+    private PacingSettings constantRate() {
+        return new PacingSettings(settings.maxRecoveryTime(), settings.failureDetection(), settings.mtbf(),
+                settings.restoreBytesPerSecond(), settings.restUrl(), settings.decisionPeriod(), settings.staleAfter(),
+                settings.peakMemory(), false);
+    }
+
+    /**
+     * A job on the constant-rate model that learned a burst (10 s at 100/s, 8 s at 400/s, 12 s at
+     * 100/s, its checkpoint 5 s old) and then restarted: the script of its new attempt.
+     */
+    private ScriptedJob restartedAfterABurst() {
+        ScriptedJob job = otherJob(constantRate());
         int[][] phases = {{10, 100}, {8, 400}, {12, 100}};
         for (int[] phase : phases) {
             for (int second = 0; second < phase[0]; second++) {
@@ -791,15 +793,7 @@ class CheckpointPacerTest {
         }
         job.endpoint.views.add(new JobView("RESTARTING", false, null, List.of(), 0, null));
         job.pacer.tick();
-
-        ScriptedJob replay = new ScriptedJob(job.endpoint, job.pacer);
-        for (int second = 0; second < 4; second++) {
-            replay.second(second < 2 ? 3000 : 400, second < 2 ? 0.95 : 0.4, Duration.ofSeconds(28));
-            clock.advance(Duration.ofSeconds(1));
-        }
-
-        assertThat(job.endpoint.triggers).as("a rate four times the quiet one is no cheap moment").isZero();
-        assertThat(job.pacer.getLastReason()).isEqualTo(Decision.Reason.WAITING_FOR_HEADROOM.name());
+        return new ScriptedJob(job.endpoint, job.pacer);
     }
 
     /** A second pacer on the same clock and settings, fed by its own script. */
