@@ -283,9 +283,18 @@ public final class RingStorage {
         return false;
     }
 
-    /** Waits for a future, unwrapping the I/O failure it carries. */
+    /**
+     * Waits for a future, unwrapping the I/O failure it carries. An interrupted thread gets an
+     * {@link InterruptedIOException} even when the future has already completed, as from any
+     * blocking call: whether the wait was needed must not decide whether a cancellation is seen
+     * (a checkpoint stream that Flink cancelled would otherwise publish its file or discard it
+     * depending on whether its last write had landed before the close asked).
+     */
     public static <T> T await(CompletableFuture<T> future) throws IOException {
         try {
+            if (Thread.interrupted()) {
+                throw new InterruptedException();
+            }
             return future.get();
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

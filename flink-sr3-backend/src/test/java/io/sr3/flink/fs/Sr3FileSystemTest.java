@@ -73,10 +73,13 @@ class Sr3FileSystemTest {
     }
 
     /**
-     * Flink interrupts the thread of a cancelled checkpoint upload. When that happens while close()
-     * waits for the manifest, the manifest still lands a moment later; with its blocks already
-     * discarded it would be a file that cannot be read nor repaired. The manifest is deleted once
-     * its write settled, and the blocks with it.
+     * Flink interrupts the thread of a cancelled checkpoint upload, before or while close() waits
+     * for the ring. Either way the close fails and leaves neither the file nor its blocks: a
+     * manifest whose write had started still lands a moment later, and with its blocks discarded
+     * it would be a file that can be neither read nor repaired, so it is deleted once its write
+     * settled. Here the thread is interrupted before close(), which then fails whatever has
+     * already landed (it used to depend on whether the manifest write was still pending when
+     * close() asked, and this test failed in CI when it was not).
      */
     @Test
     void anInterruptedCloseLeavesNeitherTheFileNorItsBlocks() throws Exception {

@@ -171,4 +171,21 @@ class RingStorageTest {
             }
         }
     }
+
+    /**
+     * An interrupted thread is told so even when what it waits for has completed: a cancelled
+     * checkpoint stream must not publish its file just because its last write landed first.
+     */
+    @Test
+    void anInterruptedThreadIsToldSoEvenWhenTheFutureHasCompleted() {
+        Thread.currentThread().interrupt();
+        try {
+            assertThatThrownBy(() -> RingStorage.await(CompletableFuture.completedFuture("done")))
+                    .isInstanceOf(java.io.InterruptedIOException.class);
+            assertThat(Thread.currentThread().isInterrupted()).as("the interrupt stays set").isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+    }
+
 }
