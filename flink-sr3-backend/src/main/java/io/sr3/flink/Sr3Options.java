@@ -1,6 +1,8 @@
 package io.sr3.flink;
 
+import io.sr3.flink.node.DurabilitySettings;
 import io.sr3.flink.node.LocalRing;
+import io.sr3.flink.node.ProcessRole;
 import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingRole;
 import io.sr3.flink.restore.RestoreSettings;
@@ -78,6 +80,16 @@ public final class Sr3Options {
                             + "distinct ring successors, preferring other zones (sr3.ring.zone). Losing this many "
                             + "nodes at once can lose checkpoint data.");
 
+    public static final ConfigOption<Integer> MIN_REPLICAS =
+            ConfigOptions.key("sr3.ring.min-replicas")
+                    .intType()
+                    .noDefaultValue()
+                    .withDescription("Distinct nodes that must acknowledge every block and manifest before a file "
+                            + "is written; otherwise the file's close fails and Flink fails that checkpoint "
+                            + "(execution.checkpointing.tolerable-failed-checkpoints decides the rest). Between 1 and "
+                            + "sr3.ring.replication-factor. Default: the replication factor. A ring of one process "
+                            + "(no sr3.ring.seeds, e.g. a MiniCluster) keeps as many copies as it has nodes.");
+
     public static final ConfigOption<String> RING_ZONE =
             ConfigOptions.key("sr3.ring.zone")
                     .stringType()
@@ -88,10 +100,11 @@ public final class Sr3Options {
     public static final ConfigOption<RingRole> RING_ROLE =
             ConfigOptions.key("sr3.ring.role")
                     .enumType(RingRole.class)
-                    .defaultValue(RingRole.STORAGE)
-                    .withDescription("'storage': this process's ring node holds replicas (TaskManagers). 'client': it "
-                            + "reads and writes through the ring but stores nothing and never joins placement; set it "
-                            + "for the JobManager and for command-line clients. A storage node of a process configured "
+                    .noDefaultValue()
+                    .withDescription("'storage': this process's ring node holds replicas. 'client': it reads and "
+                            + "writes through the ring but stores nothing and never joins placement. Default: from "
+                            + "the process: a JobManager or a command-line client (flink run) is a client, anything "
+                            + "else (a TaskManager, a MiniCluster) stores. A storage node of a process configured "
                             + "with sr3.ring.seeds starts when Flink initializes its file systems, so it is a member "
                             + "before the first job runs.");
 
@@ -123,6 +136,15 @@ public final class Sr3Options {
                             + "sr3.ring.replication-factor, and copies them from a surviving replica to new nodes. "
                             + "Scans repeat at this interval until one finds nothing to repair; one block is copied at "
                             + "a time.");
+
+    public static final ConfigOption<Duration> REPAIR_DELAY =
+            ConfigOptions.key("sr3.repair.delay")
+                    .durationType()
+                    .defaultValue(DurabilitySettings.DEFAULT_REPAIR_DELAY)
+                    .withDescription("How long after a member was removed from the ring (see "
+                            + "sr3.ring.failure-detector.timeout) its blocks are copied to other nodes. A node that "
+                            + "returns within this time (a long GC pause, a restart) costs no copying; '0 ms' repairs "
+                            + "at once.");
 
     public static final ConfigOption<MemorySize> BLOCK_SIZE =
             ConfigOptions.key("sr3.block.size")
@@ -164,6 +186,15 @@ public final class Sr3Options {
                             + "old; each storage node checks at this interval. Must be longer than the longest time "
                             + "one checkpoint file takes to write (execution.checkpointing.timeout), because a "
                             + "file's blocks are stored before its manifest.");
+
+    public static final ConfigOption<Duration> TOMBSTONE_RETENTION =
+            ConfigOptions.key("sr3.store.tombstone-retention")
+                    .durationType()
+                    .defaultValue(DurabilitySettings.DEFAULT_TOMBSTONE_RETENTION)
+                    .withDescription("How long the record that a file was deleted is kept (one small entry per "
+                            + "deleted file and replica). It must outlast the longest time a node may be away with "
+                            + "its disk: a node that returns later may bring back files deleted meanwhile (their "
+                            + "blocks then stay until those files are deleted again).");
 
     public static final ConfigOption<String> TRANSPORT_SECRET =
             ConfigOptions.key("sr3.transport.secret")
@@ -222,9 +253,9 @@ public final class Sr3Options {
     /** All options, in the order the README lists them. */
     public static List<ConfigOption<?>> all() {
         List<ConfigOption<?>> all = new ArrayList<>(List.of(WORKING_STATE, RING_HOST, RING_PORT, RING_SEEDS,
-                REPLICATION_FACTOR, RING_ZONE, RING_ROLE, RING_VIRTUAL_NODES, FAILURE_DETECTOR_INTERVAL,
-                FAILURE_DETECTOR_TIMEOUT, REPAIR_INTERVAL, BLOCK_SIZE, STORE_DIR, STORE_FSYNC, STORE_MAX_SIZE,
-                ORPHAN_GRACE_PERIOD, TRANSPORT_SECRET, MAX_FRAME_SIZE, REQUEST_TIMEOUT, RESTORE_STRATEGY,
+                REPLICATION_FACTOR, MIN_REPLICAS, RING_ZONE, RING_ROLE, RING_VIRTUAL_NODES, FAILURE_DETECTOR_INTERVAL,
+                FAILURE_DETECTOR_TIMEOUT, REPAIR_INTERVAL, REPAIR_DELAY, BLOCK_SIZE, STORE_DIR, STORE_FSYNC,
+                STORE_MAX_SIZE, ORPHAN_GRACE_PERIOD, TOMBSTONE_RETENTION, TRANSPORT_SECRET, MAX_FRAME_SIZE, REQUEST_TIMEOUT, RESTORE_STRATEGY,
                 RESTORE_TREE_FAN_IN, RESTORE_MAX_CONCURRENT_FETCHES, RESTORE_PREFETCH_MAX_SIZE));
         all.addAll(Sr3PacingOptions.all());
         return List.copyOf(all);
@@ -263,6 +294,12 @@ public final class Sr3Options {
         List<Integer> ports = parsePorts(get(config, raw, RING_PORT), raw);
         int replication = get(config, raw, REPLICATION_FACTOR);
         check(replication >= 1 && replication <= 16, REPLICATION_FACTOR, raw, "must be between 1 and 16");
+        int minReplicas = replication;
+        if (raw.containsKey(MIN_REPLICAS.key())) {
+            minReplicas = get(config, raw, MIN_REPLICAS);
+            check(minReplicas >= 1 && minReplicas <= replication, MIN_REPLICAS, raw,
+                    "must be between 1 and sr3.ring.replication-factor (" + replication + ")");
+        }
         int virtualNodes = get(config, raw, RING_VIRTUAL_NODES);
         check(virtualNodes >= 1 && virtualNodes <= 4096, RING_VIRTUAL_NODES, raw, "must be between 1 and 4096");
         Duration interval = get(config, raw, FAILURE_DETECTOR_INTERVAL);
@@ -280,7 +317,11 @@ public final class Sr3Options {
                 BLOCK_SIZE, raw, "must be at least 1 kb and fit into sr3.transport.max-frame-size (" + maxFrame + ")");
         Duration repairInterval = get(config, raw, REPAIR_INTERVAL);
         check(isPositive(repairInterval), REPAIR_INTERVAL, raw, "must be a positive duration");
-        RingRole role = get(config, raw, RING_ROLE);
+        RingRole role = raw.containsKey(RING_ROLE.key()) ? get(config, raw, RING_ROLE) : ProcessRole.detect().ringRole();
+        Duration repairDelay = get(config, raw, REPAIR_DELAY);
+        check(repairDelay != null && !repairDelay.isNegative(), REPAIR_DELAY, raw, "must not be negative");
+        Duration tombstoneRetention = get(config, raw, TOMBSTONE_RETENTION);
+        check(isPositive(tombstoneRetention), TOMBSTONE_RETENTION, raw, "must be a positive duration");
         long storeMaxBytes = Long.MAX_VALUE;
         if (config.getOptional(STORE_MAX_SIZE).isPresent() || raw.containsKey(STORE_MAX_SIZE.key())) {
             MemorySize max = get(config, raw, STORE_MAX_SIZE);
@@ -317,7 +358,8 @@ public final class Sr3Options {
                 repairInterval,
                 storeMaxBytes,
                 orphanGrace,
-                new RestoreSettings(strategy.forced(), fanIn, fetches, prefetch.getBytes()));
+                new RestoreSettings(strategy.forced(), fanIn, fetches, prefetch.getBytes()),
+                new DurabilitySettings(minReplicas, repairDelay, tombstoneRetention));
     }
 
     private static String host(ReadableConfig config, List<String> seeds) {
@@ -380,7 +422,7 @@ public final class Sr3Options {
 
     /** What a value of this option's type looks like, for the error message. */
     private static String describeType(ConfigOption<?> option) {
-        Object example = option.defaultValue();
+        Object example = option == RING_ROLE ? RingRole.STORAGE : option.defaultValue();
         if (example instanceof Enum<?> e) {
             return "expected one of " + Arrays.toString(e.getDeclaringClass().getEnumConstants()).toLowerCase();
         } else if (example instanceof Duration) {

@@ -2,34 +2,56 @@ package io.sr3.flink.fs;
 
 import io.sr3.flink.ring.Member;
 
+import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
+import java.io.EOFException;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 
 /**
- * What the ring stores about one file or directory: its path, length and blocks, and for each
- * block its size, checksum and the nodes that acknowledged it.
+ * What the ring stores about one path: a file (its length and blocks, and for each block its size,
+ * checksum and the nodes that acknowledged it), a directory, or a tombstone that records the
+ * path's deletion.
+ *
+ * <p>Every manifest carries a generation: each change of a path (create, overwrite, delete,
+ * rename, repair) stores a higher one, and readers take the copy with the highest generation
+ * ({@link #NEWEST}). A tombstone outranks a manifest of the same generation, so a node that missed
+ * a delete can never bring the file back while the tombstone lives.
  *
  * <p>Stored layout (big-endian; written into the block store like any blob):
  *
  * <pre>
- * magic "SR3M" i32 | version u8 | kind u8 (0 file, 1 directory) | modified i64 | length i64
- * | pathLength u16 | path utf8 | blockCount i32 | block*
+ * magic "SR3M" i32 | version u8 | kind u8 (0 file, 1 directory, 2 tombstone) | generation i64
+ * | modified i64 | length i64 | pathLength u16 | path utf8 | blockCount i32 | block*
  * block: keyLength u16 | key utf8 | length i32 | crc32c i32 | holderCount u8 | (idLength u16 | id utf8)*
  * </pre>
  */
-record Manifest(String path, boolean directory, long modificationTime, long length, List<BlockRef> blocks) {
+record Manifest(String path, Kind kind, long generation, long modificationTime, long length, List<BlockRef> blocks) {
 
     static final int MAGIC = 0x5352334D; // "SR3M"
-    static final byte VERSION = 1;
+    static final byte VERSION = 2;
+
+    /** What a manifest describes. */
+    enum Kind {
+        FILE,
+        DIRECTORY,
+        TOMBSTONE
+    }
+
+    /** Highest generation first; at equal generations a tombstone, then the copy whose blocks list more holders. */
+    static final Comparator<Manifest> NEWEST = Comparator.comparingLong(Manifest::generation)
+            .thenComparing(m -> m.kind() == Kind.TOMBSTONE)
+            .thenComparingInt(Manifest::holderCount);
 
     Manifest {
         Objects.requireNonNull(path, "path");
+        Objects.requireNonNull(kind, "kind");
         blocks = List.copyOf(blocks);
         long sum = 0;
         for (BlockRef block : blocks) {
@@ -38,17 +60,56 @@ record Manifest(String path, boolean directory, long modificationTime, long leng
         if (sum != length) {
             throw new IllegalArgumentException("Manifest of " + path + " says " + length + " bytes but its blocks hold " + sum);
         }
-        if (directory && !blocks.isEmpty()) {
-            throw new IllegalArgumentException("Directory manifest " + path + " cannot have blocks");
+        if (kind != Kind.FILE && !blocks.isEmpty()) {
+            throw new IllegalArgumentException(kind + " manifest " + path + " cannot have blocks");
         }
     }
 
-    static Manifest directory(String path, long modificationTime) {
-        return new Manifest(path, true, modificationTime, 0, List.of());
+    static Manifest file(String path, long generation, long modificationTime, long length, List<BlockRef> blocks) {
+        return new Manifest(path, Kind.FILE, generation, modificationTime, length, blocks);
     }
 
-    Manifest withPath(String newPath) {
-        return new Manifest(newPath, directory, modificationTime, length, blocks);
+    static Manifest directory(String path, long generation, long modificationTime) {
+        return new Manifest(path, Kind.DIRECTORY, generation, modificationTime, 0, List.of());
+    }
+
+    /** The record that {@code path} was deleted at {@code deletedAt}, outranking every earlier generation. */
+    static Manifest tombstone(String path, long generation, long deletedAt) {
+        return new Manifest(path, Kind.TOMBSTONE, generation, deletedAt, 0, List.of());
+    }
+
+    /**
+     * The generation of a change made at {@code nowMillis} to a path whose newest manifest has
+     * generation {@code previous} (0 if none): a wall-clock value, so writers on different nodes
+     * order their changes as they happened, and always above {@code previous}, so a clock that
+     * runs behind cannot lose a change.
+     */
+    static long nextGeneration(long previous, long nowMillis) {
+        return Math.max(previous + 1, nowMillis);
+    }
+
+    boolean directory() {
+        return kind == Kind.DIRECTORY;
+    }
+
+    boolean isTombstone() {
+        return kind == Kind.TOMBSTONE;
+    }
+
+    Manifest withPath(String newPath, long newGeneration) {
+        return new Manifest(newPath, kind, newGeneration, modificationTime, length, blocks);
+    }
+
+    Manifest withBlocks(List<BlockRef> newBlocks, long newGeneration) {
+        return new Manifest(path, kind, newGeneration, modificationTime, length, newBlocks);
+    }
+
+    private int holderCount() {
+        int count = 0;
+        for (BlockRef block : blocks) {
+            count += block.holders().size();
+        }
+        return count;
     }
 
     /** One block of a file. */
@@ -68,7 +129,8 @@ record Manifest(String path, boolean directory, long modificationTime, long leng
             DataOutputStream out = new DataOutputStream(bytes);
             out.writeInt(MAGIC);
             out.writeByte(VERSION);
-            out.writeByte(directory ? 1 : 0);
+            out.writeByte(kind.ordinal());
+            out.writeLong(generation);
             out.writeLong(modificationTime);
             out.writeLong(length);
             out.writeUTF(path);
@@ -89,22 +151,29 @@ record Manifest(String path, boolean directory, long modificationTime, long leng
         }
     }
 
-    /** Decodes a manifest, rejecting anything that is not one. */
+    /** Decodes a manifest, rejecting anything that is not one (including trailing bytes). */
     static Manifest decode(byte[] encoded, String source) throws IOException {
         try {
-            DataInputStream in = new DataInputStream(new java.io.ByteArrayInputStream(encoded));
+            DataInputStream in = new DataInputStream(new ByteArrayInputStream(encoded));
             int magic = in.readInt();
             byte version = in.readByte();
             if (magic != MAGIC || version != VERSION) {
                 throw new IOException(String.format("Not an sr3 manifest (magic 0x%08x, version %d) from %s", magic, version, source));
             }
-            boolean directory = in.readByte() == 1;
+            int kindOrdinal = in.readUnsignedByte();
+            if (kindOrdinal >= Kind.values().length) {
+                throw new IOException("Manifest from " + source + " has unknown kind " + kindOrdinal);
+            }
+            Kind kind = Kind.values()[kindOrdinal];
+            long generation = in.readLong();
             long modified = in.readLong();
             long length = in.readLong();
             String path = in.readUTF();
             int count = in.readInt();
-            if (count < 0 || count > encoded.length) {
-                throw new IOException("Manifest from " + source + " claims " + count + " blocks");
+            // Each block takes at least 15 bytes: never size a list by a count the bytes cannot hold.
+            if (count < 0 || count > in.available() / 15) {
+                throw new IOException("Manifest from " + source + " claims " + count + " blocks in " + encoded.length
+                        + " bytes");
             }
             List<BlockRef> blocks = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
@@ -118,8 +187,11 @@ record Manifest(String path, boolean directory, long modificationTime, long leng
                 }
                 blocks.add(new BlockRef(key, blockLength, crc, holders));
             }
-            return new Manifest(path, directory, modified, length, blocks);
-        } catch (java.io.EOFException | IllegalArgumentException e) {
+            if (in.available() > 0) {
+                throw new IOException("Manifest from " + source + " has " + in.available() + " trailing bytes");
+            }
+            return new Manifest(path, kind, generation, modified, length, blocks);
+        } catch (EOFException | IllegalArgumentException e) {
             throw new IOException("Malformed sr3 manifest from " + source + ": " + e.getMessage(), e);
         }
     }

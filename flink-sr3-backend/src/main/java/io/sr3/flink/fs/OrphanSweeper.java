@@ -3,12 +3,14 @@ package io.sr3.flink.fs;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.RingStorage;
 import io.sr3.flink.ring.Member;
+import io.sr3.flink.ring.Membership;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.annotation.concurrent.NotThreadSafe;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -16,17 +18,23 @@ import java.util.Set;
 import java.util.function.LongSupplier;
 
 /**
- * Deletes this node's blocks that no manifest on the ring references once they are older than
- * {@code sr3.store.orphan-grace-period}: blocks of crashed writers and failed checkpoints, copies
- * left on a node that was down while Flink deleted the file, and copies the repair made of a file
- * deleted meanwhile.
+ * Deletes this node's blocks that no manifest on the ring references (blocks of crashed writers
+ * and failed checkpoints, copies left on a node that was down while Flink deleted the file, copies
+ * the repair made of a file deleted meanwhile), and its tombstones older than
+ * {@code sr3.store.tombstone-retention}.
  *
- * <p>Runs on one storage node's maintenance thread, at the grace period's interval. A sweep
- * first picks the local blocks older than the grace period; only if there are any does it list
- * the manifest keys of every member and read each manifest once, to collect the referenced
- * blocks. If any member cannot be listed or any manifest cannot be read, the sweep deletes
- * nothing: a block is removed only when the ring said for certain that nothing uses it. The
- * grace period protects files being written, whose blocks are stored before their manifest.
+ * <p>A block is deleted only when its absence from every manifest is certain, because deleting a
+ * referenced block turns a temporary outage into permanent loss:
+ * <ul>
+ *   <li>the block is older than {@code sr3.store.orphan-grace-period} (a file's blocks are stored
+ *       before its manifest);
+ *   <li>the sweep saw a complete ring: no member suspected, none removed within the grace period
+ *       (it may come back with manifests nobody else holds), this node up for a grace period, every
+ *       member listed and every manifest read (an unreachable copy aborts the sweep);
+ *   <li>two sweeps a grace period apart both found it unreferenced.
+ * </ul>
+ * A manifest none of whose copies decodes is logged and counted once and skipped: it describes no
+ * readable file. Runs on one storage node's maintenance thread, at the grace period's interval.
  */
 @NotThreadSafe
 final class OrphanSweeper implements Runnable {
@@ -36,10 +44,18 @@ final class OrphanSweeper implements Runnable {
 
     private final RingNode node;
     private final LongSupplier wallClockMillis;
+    private final LongSupplier nanoClock;
+    private final long startedNanos;
+    private final ManifestStore manifests;
+    /** Blocks the previous complete sweep found unreferenced: only these may be deleted by the next. */
+    private Set<String> unreferencedBefore = Set.of();
 
-    OrphanSweeper(RingNode node, LongSupplier wallClockMillis) {
+    OrphanSweeper(RingNode node, LongSupplier wallClockMillis, LongSupplier nanoClock) {
         this.node = node;
         this.wallClockMillis = wallClockMillis;
+        this.nanoClock = nanoClock;
+        this.startedNanos = nanoClock.getAsLong();
+        this.manifests = new ManifestStore(node);
     }
 
     @Override
@@ -47,12 +63,19 @@ final class OrphanSweeper implements Runnable {
         try {
             sweep();
         } catch (IOException e) {
-            LOG.info("[{}] orphan sweep skipped: {}", node.self().id(), e.getMessage());
+            LOG.info("[{}] orphan sweep skipped, nothing deleted: {}", node.self().id(), e.getMessage());
         }
     }
 
     /** One sweep; returns the blocks deleted. */
     long sweep() throws IOException {
+        purgeTombstones();
+        String unsafe = whyUnsafe();
+        if (unsafe != null) {
+            unreferencedBefore = Set.of();
+            LOG.info("[{}] orphan sweep postponed, nothing deleted: {}", node.self().id(), unsafe);
+            return 0;
+        }
         long cutoff = wallClockMillis.getAsLong() - node.config().orphanGracePeriod().toMillis();
         List<String> candidates = new ArrayList<>();
         for (String key : node.store().keys("b-")) {
@@ -65,37 +88,103 @@ final class OrphanSweeper implements Runnable {
             }
         }
         if (candidates.isEmpty()) {
+            unreferencedBefore = Set.of();
             return 0;
         }
+        Set<String> referenced = referencedBlocks();
+        Set<String> unreferenced = new HashSet<>();
+        long swept = 0;
+        long bytes = 0;
+        for (String key : candidates) {
+            if (referenced.contains(key)) {
+                continue;
+            }
+            if (!unreferencedBefore.contains(key)) {
+                unreferenced.add(key); // first sighting: deleted by the next sweep if still unreferenced
+                continue;
+            }
+            long size = node.store().sizeOnDisk(key);
+            node.store().delete(key);
+            swept++;
+            bytes += size;
+        }
+        unreferencedBefore = unreferenced;
+        if (swept > 0) {
+            node.metrics().orphanBlocksSwept.addAndGet(swept);
+            node.metrics().orphanBytesSwept.addAndGet(bytes);
+            LOG.info("[{}] deleted {} orphaned block(s) ({} bytes) that no manifest referenced in two sweeps",
+                    node.self().id(), swept, bytes);
+        }
+        if (!unreferenced.isEmpty()) {
+            LOG.debug("[{}] {} block(s) unreferenced for the first time; deleted next sweep if still so",
+                    node.self().id(), unreferenced.size());
+        }
+        return swept;
+    }
+
+    /** Why this node's view of the ring is not complete enough to delete anything, or null. */
+    private String whyUnsafe() {
+        Duration grace = node.config().orphanGracePeriod();
+        if (nanoClock.getAsLong() - startedNanos < grace.toNanos()) {
+            return "this node started less than sr3.store.orphan-grace-period (" + grace + ") ago";
+        }
+        Set<String> suspected = node.membership().suspected();
+        if (!suspected.isEmpty()) {
+            return "members " + suspected + " are suspected";
+        }
+        List<Membership.Departure> departed = node.membership().departedWithin(grace);
+        if (!departed.isEmpty()) {
+            List<String> ids = new ArrayList<>();
+            for (Membership.Departure d : departed) {
+                ids.add(d.member().id());
+            }
+            return "members " + ids + " left the ring within sr3.store.orphan-grace-period and may come back";
+        }
+        return null;
+    }
+
+    /** Every block the newest manifest of any key on any member references. */
+    private Set<String> referencedBlocks() throws IOException {
         Set<String> manifestKeys = new HashSet<>();
         for (Member member : node.membership().members()) {
             manifestKeys.addAll(RingStorage.await(node.list(member, "m-")));
         }
         Set<String> referenced = new HashSet<>();
         for (String key : manifestKeys) {
-            byte[] encoded = node.storage().readAny(key, "manifest " + key + " (orphan sweep)");
-            if (encoded != null) {
-                for (Manifest.BlockRef block : Manifest.decode(encoded, key).blocks()) {
+            ManifestStore.Versions versions;
+            try {
+                versions = manifests.read(key, "manifest " + key + " (orphan sweep)");
+            } catch (io.sr3.flink.node.ReplicasUnreachableException e) {
+                throw e;
+            } catch (IOException e) {
+                continue; // no copy decodes: reported once by the manifest store
+            }
+            if (versions != null) {
+                for (Manifest.BlockRef block : versions.newest().blocks()) {
                     referenced.add(block.key());
                 }
             }
         }
-        long swept = 0;
-        long bytes = 0;
-        for (String key : candidates) {
-            if (!referenced.contains(key)) {
-                long size = node.store().contains(key) ? node.store().get(key).length : 0;
-                node.store().delete(key);
-                swept++;
-                bytes += size;
+        return referenced;
+    }
+
+    /** Deletes this node's tombstones older than the retention; undecodable copies are left to the readers. */
+    private void purgeTombstones() throws IOException {
+        long cutoff = wallClockMillis.getAsLong() - node.config().durability().tombstoneRetention().toMillis();
+        long purged = 0;
+        for (String key : node.store().keys("m-")) {
+            try {
+                Manifest manifest = Manifest.decode(node.store().get(key), key);
+                if (manifest.isTombstone() && manifest.modificationTime() < cutoff) {
+                    node.store().delete(key);
+                    purged++;
+                }
+            } catch (IOException e) {
+                // deleted meanwhile, or undecodable: reads report it
             }
         }
-        if (swept > 0) {
-            node.metrics().orphanBlocksSwept.addAndGet(swept);
-            node.metrics().orphanBytesSwept.addAndGet(bytes);
-            LOG.info("[{}] deleted {} orphaned block(s) ({} bytes) that no manifest references", node.self().id(), swept,
-                    bytes);
+        if (purged > 0) {
+            LOG.info("[{}] deleted {} tombstone(s) older than sr3.store.tombstone-retention", node.self().id(), purged);
         }
-        return swept;
     }
 }

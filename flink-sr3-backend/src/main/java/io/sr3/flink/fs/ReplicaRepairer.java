@@ -4,6 +4,7 @@ import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.RingStorage;
 import io.sr3.flink.ring.ConsistentHash;
 import io.sr3.flink.ring.Member;
+import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockNotFoundException;
 import io.sr3.flink.transport.ErrorCode;
 import io.sr3.flink.transport.RemoteException;
@@ -14,16 +15,22 @@ import javax.annotation.concurrent.NotThreadSafe;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Restores the replication factor after a member left: the self-healing of the ring.
  *
  * <p>Runs on one storage node's maintenance thread. A scan happens when the set of members
  * differs from the one of the last scan that found nothing to repair (so a steady ring costs
- * nothing), and repeats until a scan is clean. For each file manifest this node holds, the node
- * that repairs it is the first member in the manifest key's ring order that holds a copy, so
- * exactly one live node works on each file. For every block with fewer live holders than
+ * nothing), and repeats until a scan is clean. It waits {@code sr3.repair.delay} after a member
+ * left, so a node that returns from a pause or a restart costs no copying. For each file manifest
+ * this node holds whose copy is the newest generation, the node that repairs it is the first
+ * member in the manifest key's ring order that holds a copy: one node per file while views
+ * agree, and two nodes with different views write the same generation, either of which lists
+ * valid holders. Deleted files (tombstones) are never repaired, and a manifest that cannot be
+ * read is logged once and skipped without stopping the scan. For every block with fewer live holders than
  * {@code min(replication factor, ring size)} it reads a verified copy from a live holder, stores
  * it on the next placement targets that lack it, one block at a time (which bounds the rate to
  * what one node can copy sequentially), and then rewrites the manifest with the new holders on
@@ -34,9 +41,8 @@ import java.util.List;
  * stays where it is and new writes use the new ring; ownership moves lazily and checkpoints are
  * never blocked.
  *
- * <p>Known window: if Flink deletes a file while its manifest is being rewritten, the rewrite can
- * bring back a manifest whose blocks are gone; the rewrite checks that the local copy still exists
- * first, which makes this window small but does not close it.
+ * <p>A delete during a rewrite cannot bring the file back: the rewrite stores the generation after
+ * the one it read, and a tombstone takes a later one (or the same one, which tombstones win).
  */
 @NotThreadSafe
 final class ReplicaRepairer implements Runnable {
@@ -45,11 +51,16 @@ final class ReplicaRepairer implements Runnable {
     static final String TASK_NAME = "replica-repair";
 
     private final RingNode node;
+    private final ManifestStore manifests;
+    /** Manifests and blocks whose failure was logged already: a scan repeats every interval, its log must not. */
+    private final Set<String> failureLogged = new HashSet<>();
+    private final Set<String> delayLogged = new HashSet<>();
     /** Members at the last scan that found nothing to repair; read by {@link #pending()} from any thread. */
     private volatile List<Member> cleanMembers;
 
     ReplicaRepairer(RingNode node) {
         this.node = node;
+        this.manifests = new ManifestStore(node);
         this.cleanMembers = List.of(); // the first run always scans: the node may restart with old manifests
     }
 
@@ -69,6 +80,15 @@ final class ReplicaRepairer implements Runnable {
         if (members.equals(cleanMembers)) {
             return;
         }
+        List<Membership.Departure> recent = node.membership().departedWithin(node.config().durability().repairDelay());
+        if (!recent.isEmpty()) {
+            Membership.Departure last = recent.get(recent.size() - 1);
+            if (delayLogged.add(last.member().id() + "@" + last.removedAtNanos())) {
+                LOG.info("[{}] replica repair waits sr3.repair.delay ({}) after {} left the ring, in case it comes back",
+                        node.self().id(), node.config().durability().repairDelay(), last.member());
+            }
+            return;
+        }
         try {
             long remaining = scan(node.membership().ring());
             node.metrics().underReplicatedBlocks.set(remaining);
@@ -84,78 +104,113 @@ final class ReplicaRepairer implements Runnable {
     /** One pass over the local manifests; returns the blocks still under the factor. */
     private long scan(ConsistentHash ring) throws IOException {
         int wanted = Math.min(node.config().replicationFactor(), ring.size());
-        long remaining = 0;
-        long repairedBlocks = 0;
-        long copiedManifests = 0;
+        Counts counts = new Counts();
         for (String key : node.store().keys("m-")) {
             if (!node.isRunning()) {
                 break;
             }
-            byte[] encoded;
             try {
-                encoded = node.store().get(key);
-            } catch (IOException e) {
-                continue; // deleted meanwhile, or corrupt (a reader will say so)
-            }
-            Manifest manifest = Manifest.decode(encoded, "manifest " + key + " on " + node.self().id());
-            List<Member> copies = holdersOf(key, ring);
-            if (copies.isEmpty() || !copies.get(0).sameNode(node.self())) {
-                continue; // another node repairs this file
-            }
-            List<Manifest.BlockRef> blocks = new ArrayList<>(manifest.blocks().size());
-            boolean changed = false;
-            for (Manifest.BlockRef block : manifest.blocks()) {
-                List<Member> live = new ArrayList<>();
-                for (Member holder : block.holders()) {
-                    if (node.membership().isLive(holder)) {
-                        live.add(holder);
-                    }
-                }
-                if (live.size() >= wanted) {
-                    blocks.add(block);
-                    continue;
-                }
-                List<Member> repaired = repair(manifest, block, live, ring, wanted);
-                if (repaired.size() < wanted) {
-                    remaining++;
-                }
-                if (repaired.size() > live.size() || live.size() < block.holders().size()) {
-                    changed = true;
-                    repairedBlocks++;
-                }
-                blocks.add(new Manifest.BlockRef(block.key(), block.length(), block.crc32c(), repaired));
-            }
-            List<Member> targets = new ArrayList<>(ring.placement(key, null, wanted));
-            boolean manifestShort = false;
-            for (Member target : targets) {
-                if (!contains(copies, target)) {
-                    manifestShort = true;
-                }
-            }
-            if ((changed || manifestShort) && node.store().contains(key)) {
-                byte[] rewritten = changed
-                        ? new Manifest(manifest.path(), manifest.directory(), manifest.modificationTime(), manifest.length(),
-                                blocks).encode()
-                        : encoded;
-                for (Member copy : copies) {
-                    if (!contains(targets, copy)) {
-                        targets.add(copy);
-                    }
-                }
-                for (Member target : targets) {
-                    RingStorage.await(node.put(target, key, rewritten));
-                }
-                if (manifestShort) {
-                    copiedManifests++;
+                repairFile(key, ring, wanted, counts);
+            } catch (IOException | RuntimeException e) {
+                // One bad manifest must not stop the repair of every other file.
+                counts.remaining++;
+                if (failureLogged.add(key)) {
+                    LOG.warn("[{}] replica repair of {} failed ({}); skipping it, repairing the rest", node.self().id(), key,
+                            e.getMessage());
                 }
             }
         }
-        if (repairedBlocks > 0 || remaining > 0 || copiedManifests > 0) {
+        if (counts.repairedBlocks > 0 || counts.remaining > 0 || counts.copiedManifests > 0) {
             LOG.info("[{}] replica repair over a ring of {}: {} block(s) re-replicated or re-listed, {} manifest(s) "
                     + "copied to new holders, {} block(s) still under the replication factor", node.self().id(),
-                    ring.size(), repairedBlocks, copiedManifests, remaining);
+                    ring.size(), counts.repairedBlocks, counts.copiedManifests, counts.remaining);
         }
-        return remaining;
+        return counts.remaining;
+    }
+
+    /** What one scan did. */
+    private static final class Counts {
+        long remaining;
+        long repairedBlocks;
+        long copiedManifests;
+    }
+
+    private void repairFile(String key, ConsistentHash ring, int wanted, Counts counts) throws IOException {
+        byte[] encoded;
+        try {
+            encoded = node.store().get(key);
+        } catch (BlockNotFoundException e) {
+            return; // deleted meanwhile
+        }
+        Manifest local;
+        try {
+            local = Manifest.decode(encoded, "manifest " + key + " on " + node.self().id());
+        } catch (IOException e) {
+            // Describes no readable file, so nothing to repair; readers of the key skip this copy.
+            if (failureLogged.add(key)) {
+                node.metrics().corruptManifests.incrementAndGet();
+                LOG.warn("[{}] replica repair skips {}: {}", node.self().id(), key, e.getMessage());
+            }
+            return;
+        }
+        if (local.isTombstone()) {
+            return; // a deleted file: never re-replicated
+        }
+        ManifestStore.Versions versions = manifests.read(key, "manifest " + key + " (repair)");
+        if (versions == null || versions.newest().generation() > local.generation() || versions.newest().isTombstone()) {
+            return; // changed or deleted meanwhile: the read repaired this node's stale copy
+        }
+        List<Member> copies = inRingOrder(versions.holders(), key, ring);
+        if (copies.isEmpty() || !copies.get(0).sameNode(node.self())) {
+            return; // another node repairs this file
+        }
+        Manifest manifest = versions.newest();
+        List<Manifest.BlockRef> blocks = new ArrayList<>(manifest.blocks().size());
+        boolean changed = false;
+        for (Manifest.BlockRef block : manifest.blocks()) {
+            List<Member> live = new ArrayList<>();
+            for (Member holder : block.holders()) {
+                if (node.membership().isLive(holder)) {
+                    live.add(holder);
+                }
+            }
+            if (live.size() >= wanted) {
+                blocks.add(block);
+                continue;
+            }
+            List<Member> repaired = repair(manifest, block, live, ring, wanted);
+            if (repaired.size() < wanted) {
+                counts.remaining++;
+            }
+            if (repaired.size() > live.size() || live.size() < block.holders().size()) {
+                changed = true;
+                counts.repairedBlocks++;
+            }
+            blocks.add(new Manifest.BlockRef(block.key(), block.length(), block.crc32c(), repaired));
+        }
+        List<Member> targets = new ArrayList<>(ring.placement(key, null, wanted));
+        boolean manifestShort = false;
+        for (Member target : targets) {
+            if (!contains(copies, target)) {
+                manifestShort = true;
+            }
+        }
+        if ((changed || manifestShort) && node.store().contains(key)) {
+            // A higher generation, so readers prefer the repaired copy; two repairers with different
+            // views write the same generation, and either's holders are valid.
+            byte[] rewritten = changed ? manifest.withBlocks(blocks, manifest.generation() + 1).encode() : encoded;
+            for (Member copy : copies) {
+                if (!contains(targets, copy)) {
+                    targets.add(copy);
+                }
+            }
+            for (Member target : targets) {
+                RingStorage.await(node.put(target, key, rewritten));
+            }
+            if (manifestShort) {
+                counts.copiedManifests++;
+            }
+        }
     }
 
     /** Copies one block to new holders; returns the live holders afterwards. */
@@ -163,8 +218,10 @@ final class ReplicaRepairer implements Runnable {
             int wanted) {
         List<Member> holders = new ArrayList<>(live);
         if (live.isEmpty()) {
-            LOG.warn("[{}] block {} of {} has no live replica left; it cannot be repaired", node.self().id(), block.key(),
-                    manifest.path());
+            if (failureLogged.add(block.key())) {
+                LOG.warn("[{}] block {} of {} has no live replica left; it cannot be repaired unless a holder returns",
+                        node.self().id(), block.key(), manifest.path());
+            }
             return holders;
         }
         byte[] data;
@@ -244,24 +301,15 @@ final class ReplicaRepairer implements Runnable {
         return new long[] {under, oneZone};
     }
 
-    /** The live members that hold a copy of {@code key}, in the key's ring order. */
-    private List<Member> holdersOf(String key, ConsistentHash ring) {
-        List<Member> holders = new ArrayList<>();
+    /** The live members among {@code holders}, in the key's ring order. */
+    private static List<Member> inRingOrder(List<Member> holders, String key, ConsistentHash ring) {
+        List<Member> ordered = new ArrayList<>();
         for (Member member : ring.successors(key)) {
-            if (member.sameNode(node.self())) {
-                holders.add(member);
-                continue;
-            }
-            try {
-                RingStorage.await(node.get(member, key));
-                holders.add(member);
-            } catch (IOException e) {
-                if (!isNotFound(e)) {
-                    LOG.debug("[{}] could not ask {} about {}: {}", node.self().id(), member.id(), key, e.getMessage());
-                }
+            if (contains(holders, member)) {
+                ordered.add(member);
             }
         }
-        return holders;
+        return ordered;
     }
 
     private static boolean isNotFound(IOException e) {

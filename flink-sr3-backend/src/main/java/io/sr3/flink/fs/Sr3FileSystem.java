@@ -215,8 +215,8 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
             return new FileStatus[] {status(manifest)};
         }
         List<FileStatus> children = new ArrayList<>();
-        for (Manifest child : children(node, key)) {
-            children.add(status(child));
+        for (ManifestStore.Versions child : children(node, key)) {
+            children.add(status(child.newest()));
         }
         return children.toArray(new FileStatus[0]);
     }
@@ -225,28 +225,32 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
     public boolean delete(Path path, boolean recursive) throws IOException {
         String key = normalize(path);
         RingNode node = node();
-        Manifest manifest = manifest(node, key);
-        if (manifest == null) {
+        if (key.equals(NamespaceKeys.ROOT)) {
+            throw new IOException("Cannot delete the root of " + uri);
+        }
+        ManifestStore.Versions versions = versions(node, key);
+        if (versions == null || versions.newest().isTombstone()) {
             return false;
         }
-        delete(node, manifest, recursive);
+        delete(node, versions, recursive);
         return true;
     }
 
-    private void delete(RingNode node, Manifest manifest, boolean recursive) throws IOException {
+    private void delete(RingNode node, ManifestStore.Versions versions, boolean recursive) throws IOException {
+        Manifest manifest = versions.newest();
         if (manifest.directory()) {
-            List<Manifest> children = children(node, manifest.path());
+            List<ManifestStore.Versions> children = children(node, manifest.path());
             if (!children.isEmpty() && !recursive) {
                 throw new IOException("Directory " + display(manifest.path()) + " is not empty (" + children.size()
                         + " entries); delete it recursively");
             }
-            for (Manifest child : children) {
+            for (ManifestStore.Versions child : children) {
                 delete(node, child, true);
             }
             knownDirectories.remove(manifest.path());
         }
-        // The manifest goes first: a file must never be visible with blocks already missing.
-        node.storage().deleteOn(NamespaceKeys.manifestKey(manifest.path()), null);
+        // The tombstone goes first: a file must never be visible with blocks already missing.
+        new ManifestStore(node).delete(manifest, versions.holders());
         for (Manifest.BlockRef block : manifest.blocks()) {
             node.storage().deleteOn(block.key(), block.holders());
         }
@@ -263,13 +267,15 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
             return;
         }
         mkdirs(node, NamespaceKeys.parent(directory));
-        Manifest existing = manifest(node, directory);
+        ManifestStore.Versions versions = versions(node, directory);
+        Manifest existing = live(versions);
         if (existing != null && !existing.directory()) {
             throw new FileAlreadyExistsException(display(directory), null, "a file exists where a directory is needed");
         }
         if (existing == null) {
-            node.storage().writeAndWait(NamespaceKeys.manifestKey(directory),
-                    Manifest.directory(directory, System.currentTimeMillis()).encode(), false);
+            long now = System.currentTimeMillis();
+            new ManifestStore(node).write(Manifest.directory(directory,
+                    Manifest.nextGeneration(generation(versions), now), now));
         }
         knownDirectories.add(directory);
     }
@@ -281,7 +287,8 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
             throw new IOException("Cannot create a file at the root of " + uri);
         }
         RingNode node = node();
-        Manifest existing = manifest(node, key);
+        ManifestStore.Versions versions = versions(node, key);
+        Manifest existing = live(versions);
         if (existing != null) {
             if (existing.directory()) {
                 throw new IOException("Cannot create " + display(key) + ": a directory exists there");
@@ -291,7 +298,7 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
             }
         }
         mkdirs(node, NamespaceKeys.parent(key));
-        return new Sr3OutputStream(node, key, display(key), existing);
+        return new Sr3OutputStream(node, key, display(key), existing, generation(versions));
     }
 
     /** Renames by re-pointing manifests; blocks do not move. */
@@ -300,24 +307,27 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
         String from = normalize(source);
         String to = normalize(destination);
         RingNode node = node();
-        Manifest manifest = manifest(node, from);
-        if (manifest == null || manifest(node, to) != null || to.startsWith(from + "/")) {
+        ManifestStore.Versions versions = versions(node, from);
+        if (live(versions) == null || live(versions(node, to)) != null || to.startsWith(from + "/")) {
             return false;
         }
         mkdirs(node, NamespaceKeys.parent(to));
-        rename(node, manifest, to);
+        rename(node, versions, to);
         return true;
     }
 
-    private void rename(RingNode node, Manifest manifest, String to) throws IOException {
-        node.storage().writeAndWait(NamespaceKeys.manifestKey(to), manifest.withPath(to).encode(), false);
+    private void rename(RingNode node, ManifestStore.Versions source, String to) throws IOException {
+        Manifest manifest = source.newest();
+        ManifestStore manifests = new ManifestStore(node);
+        long generation = Manifest.nextGeneration(generation(versions(node, to)), System.currentTimeMillis());
+        manifests.write(manifest.withPath(to, generation));
         if (manifest.directory()) {
             knownDirectories.remove(manifest.path());
-            for (Manifest child : children(node, manifest.path())) {
-                rename(node, child, to + child.path().substring(manifest.path().length()));
+            for (ManifestStore.Versions child : children(node, manifest.path())) {
+                rename(node, child, to + child.newest().path().substring(manifest.path().length()));
             }
         }
-        node.storage().deleteOn(NamespaceKeys.manifestKey(manifest.path()), null);
+        manifests.delete(manifest, source.holders());
     }
 
     // ------------------------------------------------------------------ helpers
@@ -333,22 +343,24 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
                 node.reportRepairPendingFrom(repairer::pending);
                 return repairer;
             }, node.config().repairInterval());
-            node.scheduleMaintenance(OrphanSweeper.TASK_NAME, () -> new OrphanSweeper(node, System::currentTimeMillis),
+            node.scheduleMaintenance(OrphanSweeper.TASK_NAME,
+                    () -> new OrphanSweeper(node, System::currentTimeMillis, System::nanoTime),
                     node.config().orphanGracePeriod());
         }
         return node;
     }
 
     /**
-     * The file is on none of the live nodes. When it belongs to a checkpoint being restored, its
-     * manifest was lost with more nodes than the replication factor tolerates: say so, because
-     * "does not exist" alone sends people looking for a typo.
+     * The file is certainly on none of the nodes (unreachable ones would have made the read fail
+     * as unavailable). When it belongs to a checkpoint being restored, its manifest was lost with
+     * more disks than the replication factor tolerates: say so, because "does not exist" alone
+     * sends people looking for a typo.
      */
     private FileNotFoundException notFound(RingNode node, String key) {
-        return new FileNotFoundException("File " + display(key) + " does not exist on the sr3 ring: none of its "
-                + node.membership().members().size() + " live storage nodes holds its manifest. If it belongs to a "
-                + "completed checkpoint, more nodes were lost than sr3.ring.replication-factor ("
-                + node.config().replicationFactor() + ") tolerates, and its blocks cannot be located.");
+        return new FileNotFoundException("File " + display(key) + " does not exist on the sr3 ring: enough of its "
+                + node.membership().members().size() + " storage nodes answered that none holds it, or it was deleted. "
+                + "If it belongs to a completed checkpoint, more disks were lost than sr3.ring.replication-factor ("
+                + node.config().replicationFactor() + ") tolerates; restore from a savepoint.");
     }
 
     /** The manifest of {@code key}, or the "lost or never written" error that names it. */
@@ -360,24 +372,39 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
         return manifest;
     }
 
+    /** The live manifest of {@code key}, or null if it was never written or is deleted. */
     @Nullable
     private Manifest manifest(RingNode node, String key) throws IOException {
-        if (key.equals(NamespaceKeys.ROOT)) {
-            return Manifest.directory(NamespaceKeys.ROOT, 0);
-        }
-        byte[] encoded = node.storage().readAny(NamespaceKeys.manifestKey(key), "manifest of " + display(key));
-        return encoded == null ? null : Manifest.decode(encoded, display(key));
+        return live(versions(node, key));
     }
 
-    private List<Manifest> children(RingNode node, String directory) throws IOException {
-        List<Manifest> children = new ArrayList<>();
-        for (Map.Entry<String, Member> entry : node.storage().listEverywhere(NamespaceKeys.childrenPrefix(directory)).entrySet()) {
-            byte[] encoded = node.storage().readAny(entry.getKey(), "a manifest under " + display(directory));
-            if (encoded != null) {
-                Manifest child = Manifest.decode(encoded, display(directory));
-                if (NamespaceKeys.parent(child.path()).equals(directory)) {
-                    children.add(child);
-                }
+    /** Every version the ring holds of {@code key}, tombstones included; null if it never existed. */
+    @Nullable
+    private ManifestStore.Versions versions(RingNode node, String key) throws IOException {
+        if (key.equals(NamespaceKeys.ROOT)) {
+            return new ManifestStore.Versions(Manifest.directory(NamespaceKeys.ROOT, 0, 0), List.of());
+        }
+        return new ManifestStore(node).read(NamespaceKeys.manifestKey(key), "manifest of " + display(key));
+    }
+
+    @Nullable
+    private static Manifest live(@Nullable ManifestStore.Versions versions) {
+        return versions == null || versions.newest().isTombstone() ? null : versions.newest();
+    }
+
+    /** The newest generation of a path, tombstones included; 0 if it never existed. */
+    private static long generation(@Nullable ManifestStore.Versions versions) {
+        return versions == null ? 0 : versions.newest().generation();
+    }
+
+    private List<ManifestStore.Versions> children(RingNode node, String directory) throws IOException {
+        List<ManifestStore.Versions> children = new ArrayList<>();
+        ManifestStore manifests = new ManifestStore(node);
+        for (String key : node.storage().listEverywhere(NamespaceKeys.childrenPrefix(directory)).keySet()) {
+            ManifestStore.Versions child = manifests.read(key, "a manifest under " + display(directory));
+            if (child != null && !child.newest().isTombstone()
+                    && NamespaceKeys.parent(child.newest().path()).equals(directory)) {
+                children.add(child);
             }
         }
         return children;

@@ -46,6 +46,8 @@ final class Sr3OutputStream extends FSDataOutputStream {
     /** Grows up to the block size: most checkpoint files are far smaller than a block. */
     @GuardedBy("this") private byte[] buffer = new byte[0];
     @Nullable private final Manifest replaced;
+    /** The newest generation of the path when the stream was created (a tombstone's included); 0 if none. */
+    private final long previousGeneration;
     private final Semaphore inFlight = new Semaphore(MAX_BLOCKS_IN_FLIGHT);
     @GuardedBy("this") private final List<CompletableFuture<Manifest.BlockRef>> blocks = new ArrayList<>();
     @GuardedBy("this") private int bufferPosition;
@@ -54,12 +56,16 @@ final class Sr3OutputStream extends FSDataOutputStream {
 
     /**
      * @param replaced the manifest this file overwrites, whose blocks go once the new one is stored
+     * @param previousGeneration the newest generation the ring holds of the path, 0 if none: the
+     *     new manifest's is higher
      */
-    Sr3OutputStream(RingNode node, String path, String displayPath, @Nullable Manifest replaced) {
+    Sr3OutputStream(RingNode node, String path, String displayPath, @Nullable Manifest replaced,
+            long previousGeneration) {
         this.node = node;
         this.path = path;
         this.displayPath = displayPath;
         this.replaced = replaced;
+        this.previousGeneration = previousGeneration;
         this.blockSize = node.config().blockSize();
     }
 
@@ -124,14 +130,17 @@ final class Sr3OutputStream extends FSDataOutputStream {
         }
         closed = true;
         CompletableFuture<List<Member>> manifestWrite = null;
+        long generation = 0;
         try {
             sendBlock();
             List<Manifest.BlockRef> refs = awaitBlocks();
-            Manifest manifest = new Manifest(path, false, System.currentTimeMillis(), position, refs);
+            long now = System.currentTimeMillis();
+            generation = Manifest.nextGeneration(previousGeneration, now);
+            Manifest manifest = Manifest.file(path, generation, now, position, refs);
             manifestWrite = node.storage().write(NamespaceKeys.manifestKey(path), manifest.encode(), false);
             RingStorage.await(manifestWrite);
         } catch (IOException | RuntimeException e) {
-            discard(manifestWrite);
+            discard(manifestWrite, generation);
             throw new IOException("Could not write " + displayPath + " to the sr3 ring: " + e.getMessage(), e);
         }
         if (replaced != null) {
@@ -185,12 +194,17 @@ final class Sr3OutputStream extends FSDataOutputStream {
      * interrupts a cancelled checkpoint's thread while it waits), so each delete runs once its
      * write has settled, on the thread that completes the write: a network thread, where the
      * delete must not wait (it would wait for an answer only that thread can read). A manifest
-     * that replaced an existing file is left alone: deleting its key would delete that file.
+     * that would have replaced an existing file is not deleted (that would delete the file):
+     * the replaced manifest is stored again above the failed one's generation, so copies of the
+     * failed one that landed cannot shadow it.
      */
-    private void discard(@Nullable CompletableFuture<List<Member>> manifestWrite) {
+    private void discard(@Nullable CompletableFuture<List<Member>> manifestWrite, long failedGeneration) {
+        String key = NamespaceKeys.manifestKey(path);
         if (manifestWrite != null && replaced == null) {
-            String key = NamespaceKeys.manifestKey(path);
             manifestWrite.handle((holders, error) -> node.storage().deleteOnAsync(key, null));
+        } else if (manifestWrite != null) {
+            byte[] restored = replaced.withBlocks(replaced.blocks(), failedGeneration + 1).encode();
+            manifestWrite.handle((holders, error) -> node.storage().write(key, restored, false));
         }
         for (CompletableFuture<Manifest.BlockRef> block : blocks) {
             block.thenCompose(ref -> node.storage().deleteOnAsync(ref.key(), ref.holders()));

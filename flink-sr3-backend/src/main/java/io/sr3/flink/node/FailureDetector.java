@@ -21,7 +21,8 @@ import java.util.function.LongSupplier;
  * JVM and every member learned from a peer's answer.
  *
  * <p>A member that answers is live (and its member list is merged in: that is the gossip). A live
- * member that has not answered for {@code failureTimeout} leaves placement. Members learned only
+ * member whose probe goes unanswered is suspected at once, so reads and writes stop waiting for
+ * it; one that has not answered for {@code failureTimeout} leaves placement. Members learned only
  * by hearsay join after they answer a ping themselves, so a dead node cannot be resurrected by a
  * peer with stale news.
  */
@@ -98,17 +99,21 @@ final class FailureDetector {
     private void onSilence(String id, long now, Throwable error) {
         Long last = lastAnswerNanos.computeIfAbsent(id, k -> now);
         long silentNanos = now - last;
-        if (silentNanos < node.config().failureTimeout().toNanos()) {
-            return;
-        }
         Member member = null;
         for (Member m : node.membership().members()) {
             if (m.id().equals(id)) {
                 member = m;
             }
         }
+        if (member != null && silentNanos < node.config().failureTimeout().toNanos()) {
+            node.membership().suspect(member, "no answer to a probe: " + rootMessage(error));
+            return;
+        }
         if (member != null) {
             node.membership().remove(member, "no answer for " + (silentNanos / 1_000_000) + " ms: " + rootMessage(error));
+        }
+        if (member == null && silentNanos < node.config().failureTimeout().toNanos()) {
+            return;
         }
         if (hearsay.remove(id) == null && member == null && seedFailuresLogged.putIfAbsent(id, now) == null) {
             LOG.info("[{}] ring peer {} does not answer ({}); will keep trying", node.self().id(), id, rootMessage(error));

@@ -33,6 +33,7 @@ import java.util.Objects;
  * @param storeMaxBytes the most bytes this node's store may hold; {@code Long.MAX_VALUE} for no limit
  * @param orphanGracePeriod how old a block no manifest references must be before it is deleted
  * @param restore how this node restores state through the ring ({@code sr3.restore.*})
+ * @param durability the write quorum and the delays of repair and tombstone cleanup
  */
 public record NodeConfig(
         String host,
@@ -53,7 +54,8 @@ public record NodeConfig(
         Duration repairInterval,
         long storeMaxBytes,
         Duration orphanGracePeriod,
-        RestoreSettings restore) {
+        RestoreSettings restore,
+        DurabilitySettings durability) {
 
     /** Bytes a block frame adds around the block: frame header plus the PUT key prefix. */
     public static final int BLOCK_FRAME_OVERHEAD = 1024;
@@ -86,6 +88,11 @@ public record NodeConfig(
         requirePositive(repairInterval, "repairInterval");
         requirePositive(orphanGracePeriod, "orphanGracePeriod");
         Objects.requireNonNull(restore, "restore");
+        Objects.requireNonNull(durability, "durability");
+        if (durability.minReplicas() > replicationFactor) {
+            throw new IllegalArgumentException("minReplicas (" + durability.minReplicas()
+                    + ") must not exceed the replication factor (" + replicationFactor + ")");
+        }
         if (storeMaxBytes < 1) {
             throw new IllegalArgumentException("storeMaxBytes must be positive, was " + storeMaxBytes);
         }
@@ -97,7 +104,8 @@ public record NodeConfig(
             Duration requestTimeout, Duration pingInterval, Duration failureTimeout, int blockSize) {
         this(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret, maxFrameSize,
                 requestTimeout, pingInterval, failureTimeout, blockSize, RingRole.STORAGE, DEFAULT_REPAIR_INTERVAL,
-                Long.MAX_VALUE, DEFAULT_ORPHAN_GRACE_PERIOD, RestoreSettings.defaults());
+                Long.MAX_VALUE, DEFAULT_ORPHAN_GRACE_PERIOD, RestoreSettings.defaults(),
+                DurabilitySettings.defaults(replicationFactor));
     }
 
     /** The default of {@code sr3.repair.interval}. */
@@ -116,42 +124,49 @@ public record NodeConfig(
     public NodeConfig withPortAndStore(int port, @Nullable Path store) {
         return new NodeConfig(host, List.of(port), seeds, replicationFactor, zone, virtualNodes, store, fsync, secret,
                 maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
-                storeMaxBytes, orphanGracePeriod, restore);
+                storeMaxBytes, orphanGracePeriod, restore, durability);
     }
 
     /** A copy with another shared secret: for tests of the handshake. */
     public NodeConfig withSecret(@Nullable String newSecret) {
         return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, newSecret,
                 maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
-                storeMaxBytes, orphanGracePeriod, restore);
+                storeMaxBytes, orphanGracePeriod, restore, durability);
     }
 
     /** A copy with other seeds. */
     public NodeConfig withSeeds(List<String> newSeeds) {
         return new NodeConfig(host, ports, newSeeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
                 maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
-                storeMaxBytes, orphanGracePeriod, restore);
+                storeMaxBytes, orphanGracePeriod, restore, durability);
     }
 
     /** A copy with another store limit and orphan grace period. */
     public NodeConfig withStoreLimits(long newStoreMaxBytes, Duration newOrphanGracePeriod) {
         return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
                 maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
-                newStoreMaxBytes, newOrphanGracePeriod, restore);
+                newStoreMaxBytes, newOrphanGracePeriod, restore, durability);
     }
 
     /** A copy with other restore settings. */
     public NodeConfig withRestore(RestoreSettings newRestore) {
         return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
                 maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
-                storeMaxBytes, orphanGracePeriod, newRestore);
+                storeMaxBytes, orphanGracePeriod, newRestore, durability);
+    }
+
+    /** A copy with another write quorum, repair delay or tombstone retention. */
+    public NodeConfig withDurability(DurabilitySettings newDurability) {
+        return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
+                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
+                storeMaxBytes, orphanGracePeriod, restore, newDurability);
     }
 
     /** A copy with another role. */
     public NodeConfig withRole(RingRole newRole) {
         return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
                 maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, newRole, repairInterval,
-                storeMaxBytes, orphanGracePeriod, restore);
+                storeMaxBytes, orphanGracePeriod, restore, durability);
     }
 
     /** Defaults for a single-host ring, as the option defaults say. */

@@ -10,6 +10,10 @@ public final class NodeMetrics {
 
     /** Blocks acknowledged by fewer replicas than the replication factor asked for. */
     public final AtomicLong underReplicatedWrites = new AtomicLong();
+    /** Writes refused because fewer nodes than the write quorum acknowledged them. */
+    public final AtomicLong failedWrites = new AtomicLong();
+    /** Manifest copies that could not be decoded, seen by repair or the orphan sweep. */
+    public final AtomicLong corruptManifests = new AtomicLong();
     /** Reads that had to skip a missing, corrupt or unreachable replica. */
     public final AtomicLong replicaFallbacks = new AtomicLong();
     /** Bytes this node sent to the ring as block writes (all replicas counted). */

@@ -123,11 +123,19 @@ public final class RingNode implements AutoCloseable {
                     + "write checkpoint blocks. Set sr3.transport.secret on every node to require a shared secret.",
                     node.self.id(), node.self.id());
         }
-        LOG.info("[{}] sr3 ring node started as {}: store {} ({} bytes present), replication factor {}, block size {}, "
-                + "seeds {}", node.self.id(), config.role().name().toLowerCase(), node.store.directory(),
-                node.store.bytesStored(), config.replicationFactor(), config.blockSize(), config.seeds());
+        LOG.info("[{}] sr3 ring node started as {} (this process: {}, main class '{}'): store {} ({} bytes present), "
+                + "replication factor {}, write quorum {}, block size {}, seeds {}", node.self.id(),
+                config.role().name().toLowerCase(), ProcessRole.detect().name().toLowerCase(), ProcessRole.mainClass(),
+                node.store.directory(), node.store.bytesStored(), config.replicationFactor(),
+                config.durability().minReplicas(), config.blockSize(), config.seeds());
         LocalRing.register(node);
         node.failureDetector.runRound().join();
+        int members = node.membership().members().size();
+        if (!config.seeds().isEmpty() && members < config.durability().minReplicas()) {
+            LOG.warn("[{}] the ring has {} storage member(s) so far, fewer than sr3.ring.min-replicas ({}): checkpoint "
+                    + "files fail until more TaskManagers join", node.self.id(), members,
+                    config.durability().minReplicas());
+        }
         node.scheduler.scheduleWithFixedDelay(() -> node.failureDetector.runRound(),
                 config.pingInterval().toMillis(), config.pingInterval().toMillis(), TimeUnit.MILLISECONDS);
         return node;
@@ -249,6 +257,9 @@ public final class RingNode implements AutoCloseable {
         stats.put("bytesReadRemote", metrics.bytesReadRemote.get());
         stats.put("replicaFallbacks", metrics.replicaFallbacks.get());
         stats.put("underReplicatedWrites", metrics.underReplicatedWrites.get());
+        stats.put("failedWrites", metrics.failedWrites.get());
+        stats.put("corruptManifests", metrics.corruptManifests.get());
+        stats.put("suspectedMembers", (long) membership.suspected().size());
         stats.put("underReplicatedBlocks", metrics.underReplicatedBlocks.get());
         stats.put("blocksReReplicated", metrics.blocksReReplicated.get());
         stats.put("bytesReReplicated", metrics.bytesReReplicated.get());

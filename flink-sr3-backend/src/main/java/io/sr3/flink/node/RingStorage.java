@@ -2,6 +2,7 @@ package io.sr3.flink.node;
 
 import io.sr3.flink.ring.ConsistentHash;
 import io.sr3.flink.ring.Member;
+import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockNotFoundException;
 import io.sr3.flink.transport.ErrorCode;
 import io.sr3.flink.transport.RemoteException;
@@ -9,6 +10,7 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
+import javax.annotation.concurrent.GuardedBy;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
@@ -28,11 +30,20 @@ import java.util.zip.CRC32C;
 /**
  * Replicated reads and writes of keyed blobs (blocks and manifests) over the ring.
  *
- * <p>Writes go to the placement of the key; a replica that fails is replaced by the next node in
- * ring order, and a write succeeds once {@code min(replication factor, ring size)} nodes hold the
- * blob. Reads try the known holders first (this node before others, so local recovery is free),
- * then the rest of the ring in order, and verify length and CRC32C against what the caller
- * expects: a corrupt or missing replica is logged and skipped, never returned.
+ * <p><b>Writes</b> go to the first {@code replication factor} nodes of the key's placement,
+ * suspected nodes last; a replica that fails is replaced by the next node in ring order. A write
+ * succeeds once {@link #writeQuorum} distinct nodes ({@code sr3.ring.min-replicas}) acknowledged
+ * it, and fails with a {@link WriteQuorumException} otherwise: nothing is acknowledged below the
+ * quorum. Only a ring that runs entirely in this JVM without seeds (a MiniCluster, a local run,
+ * where every copy shares one disk anyway) lowers the quorum to its size, and says so once.
+ *
+ * <p><b>Reads</b> of blobs whose length and checksum are known try the known holders first (this
+ * node before others, so local recovery is free), then the rest of the ring, and verify each
+ * copy: a corrupt or missing replica is logged and skipped, never returned. Reads by key alone
+ * ({@link #readCopies}) ask every reachable node in parallel and return every copy found, so the
+ * caller can pick the newest; a key is reported absent only when enough nodes answered that no
+ * quorum-written copy can hide on the others, and unavailable ({@link
+ * ReplicasUnreachableException}) when it might.
  *
  * <p>The blocking methods throw {@link IllegalStateException} on the node's own network threads
  * instead of waiting there forever; callbacks of the returned futures, which those threads run,
@@ -51,27 +62,77 @@ public final class RingStorage {
     }
 
     /**
+     * The distinct acknowledgements a write needs: {@code sr3.ring.min-replicas}, or the ring's
+     * size when the ring is one process's own (no seeds, every member in this JVM) and smaller.
+     */
+    public int writeQuorum() {
+        ConsistentHash ring = node.membership().ring();
+        int minReplicas = node.config().durability().minReplicas();
+        if (ring.size() < minReplicas && isSingleProcessRing(ring)) {
+            return Math.max(1, ring.size());
+        }
+        return minReplicas;
+    }
+
+    /** Whether every member runs in this JVM and no seeds point elsewhere: a MiniCluster or a local run. */
+    private boolean isSingleProcessRing(ConsistentHash ring) {
+        if (!node.config().seeds().isEmpty()) {
+            return false;
+        }
+        List<Member> local = LocalRing.members();
+        for (Member member : ring.members()) {
+            if (!contains(local, member)) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
      * Writes a blob to its replicas.
      *
      * @param writerFirst whether this node should hold the first replica (true for data blocks,
      *     false for manifests, which readers find by key alone)
-     * @return the nodes that acknowledged, in placement order
+     * @return the nodes that acknowledged, in placement order; fails with a {@link
+     *     WriteQuorumException} when fewer than {@link #writeQuorum} did
      */
     public CompletableFuture<List<Member>> write(String key, byte[] data, boolean writerFirst) {
         ConsistentHash ring = node.membership().ring();
-        int wanted = Math.min(node.config().replicationFactor(), ring.size());
+        int quorum = writeQuorum();
+        int wanted = Math.max(quorum, Math.min(node.config().replicationFactor(), ring.size()));
         if (wanted < node.config().replicationFactor() && smallRingWarned.compareAndSet(false, true)) {
-            LOG.warn("[{}] the ring has {} member(s) but sr3.ring.replication-factor is {}: data is stored with fewer "
-                    + "replicas until more nodes join", node.self().id(), ring.size(), node.config().replicationFactor());
+            LOG.warn("[{}] the ring has {} member(s) but sr3.ring.replication-factor is {}: data is stored with {} "
+                    + "cop{} until more nodes join", node.self().id(), ring.size(), node.config().replicationFactor(),
+                    wanted, wanted == 1 ? "y" : "ies");
         }
-        List<Member> order = ring.placement(key, writerFirst ? node.self() : null, ring.size());
-        return new ReplicatedWrite(key, data, wanted, order).start();
+        List<Member> order = suspectedLast(ring.placement(key, writerFirst ? node.self() : null, ring.size()));
+        if (order.size() < quorum) {
+            List<String> members = new ArrayList<>();
+            for (Member m : order) {
+                members.add(m.id());
+            }
+            node.metrics().failedWrites.incrementAndGet();
+            return CompletableFuture.failedFuture(new WriteQuorumException(key, quorum, List.of(),
+                    Map.of("ring", "only " + members + " are members"), order.size()));
+        }
+        return new ReplicatedWrite(key, data, wanted, quorum, writerFirst, order).start();
     }
 
     /** Blocking form of {@link #write}. */
     public List<Member> writeAndWait(String key, byte[] data, boolean writerFirst) throws IOException {
         requireBlockingAllowed("writing " + key);
         return await(write(key, data, writerFirst));
+    }
+
+    /** The members in the given order, suspected ones moved to the end. */
+    private List<Member> suspectedLast(List<Member> members) {
+        List<Member> ordered = new ArrayList<>(members.size());
+        List<Member> suspects = new ArrayList<>();
+        for (Member m : members) {
+            (node.membership().isSuspected(m) ? suspects : ordered).add(m);
+        }
+        ordered.addAll(suspects);
+        return ordered;
     }
 
     /**
@@ -105,46 +166,83 @@ public final class RingStorage {
         throw new BlockUnavailableException(description, key, failures);
     }
 
+    /** One node's copy of a blob read by key alone. */
+    public record Copy(Member holder, byte[] data) {}
+
     /**
-     * Reads a blob by key alone (manifests): the first copy found in ring order wins.
+     * Reads every copy of a blob by key alone (manifests), asking every member that is not
+     * suspected in parallel. The answer is complete once every asked node answered, or earlier once
+     * a copy was found and the key's first {@code replication factor} placement nodes answered
+     * (writes go there first, so the newest version is among them).
      *
-     * <p>Unreachable nodes do not make the key unknowable: once at least {@code min(replication
-     * factor, ring size)} nodes answered that they do not hold it, it is absent. Otherwise a node
-     * that is down but not yet out of placement would fail every lookup until the failure
-     * detector removes it.
+     * <p>An empty list means the key is absent for certain: at least {@code known - quorum + 1}
+     * nodes answered that they do not hold it, where {@code known} counts the members (suspected
+     * ones included) and those removed within {@code sr3.store.orphan-grace-period} (they may come
+     * back with their disks), so no copy written to a quorum can be on the others. Reads by key
+     * alone therefore keep working while at most {@code quorum - 1} members left within that time.
      *
-     * @return the blob, or null if it is absent
-     * @throws BlockUnavailableException if too few nodes could be asked to tell
+     * @throws ReplicasUnreachableException if the key may be held only by nodes that could not be
+     *     asked: unavailable, not absent
+     */
+    public List<Copy> readCopies(String key, String description) throws IOException {
+        requireBlockingAllowed("reading " + description);
+        ConsistentHash ring = node.membership().ring();
+        List<Member> asked = new ArrayList<>();
+        Map<String, String> unreachable = new LinkedHashMap<>();
+        for (Member member : ring.successors(key)) {
+            if (node.membership().isSuspected(member)) {
+                unreachable.put(member.id(), "suspected: its last probe went unanswered");
+            } else {
+                asked.add(member);
+            }
+        }
+        List<Member> placement = new ArrayList<>();
+        for (Member m : ring.placement(key, null, Math.min(node.config().replicationFactor(), ring.size()))) {
+            if (contains(asked, m)) {
+                placement.add(m);
+            }
+        }
+        ParallelRead read = new ParallelRead(key, asked, placement);
+        read.start();
+        await(read.done);
+        int notFound;
+        List<Copy> copies;
+        synchronized (read) {
+            notFound = read.notFound;
+            copies = List.copyOf(read.copies);
+            unreachable.putAll(read.failures);
+        }
+        if (!copies.isEmpty()) {
+            for (Copy copy : copies) {
+                account(copy.holder(), copy.data().length, false);
+            }
+            return copies;
+        }
+        for (Membership.Departure departure : node.membership().departedWithin(node.config().orphanGracePeriod())) {
+            unreachable.put(departure.member().id(), "removed from the ring recently; may come back");
+        }
+        int known = notFound + unreachable.size();
+        int needed = Math.max(1, known - writeQuorum() + 1);
+        if (notFound >= needed) {
+            if (!unreachable.isEmpty()) {
+                LOG.debug("[{}] {} is on none of the {} nodes that answered; unreachable: {}",
+                        node.self().id(), description, notFound, unreachable);
+            }
+            return List.of();
+        }
+        throw new ReplicasUnreachableException(description, key, notFound, needed, unreachable);
+    }
+
+    /**
+     * Reads one copy of a blob by key alone, for status blobs that carry their own time (pacer
+     * status, restore rates) and have no versions: any copy will do.
+     *
+     * @return a copy, or null if the key is absent for certain (see {@link #readCopies})
      */
     @Nullable
     public byte[] readAny(String key, String description) throws IOException {
-        requireBlockingAllowed("reading " + description);
-        Map<String, String> failures = new LinkedHashMap<>();
-        ConsistentHash ring = node.membership().ring();
-        int notFound = 0;
-        for (Member candidate : ring.successors(key)) {
-            try {
-                byte[] data = await(node.get(candidate, key));
-                account(candidate, data.length, false);
-                return data;
-            } catch (InterruptedIOException e) {
-                throw e;
-            } catch (IOException e) {
-                if (isNotFound(e)) {
-                    notFound++;
-                } else {
-                    failures.put(candidate.id(), e.getMessage());
-                }
-            }
-        }
-        if (notFound >= Math.min(node.config().replicationFactor(), ring.size())) {
-            if (!failures.isEmpty()) {
-                LOG.info("[{}] {} is on none of the {} nodes that answered; unreachable: {}",
-                        node.self().id(), description, notFound, failures);
-            }
-            return null;
-        }
-        throw new BlockUnavailableException(description, key, failures);
+        List<Copy> copies = readCopies(key, description);
+        return copies.isEmpty() ? null : copies.get(0).data();
     }
 
     /**
@@ -225,11 +323,11 @@ public final class RingStorage {
             }
         }
         for (Member h : holders) {
-            if (!contains(order, h) && node.membership().isLive(h)) {
+            if (!contains(order, h) && node.membership().isLive(h) && !node.membership().isSuspected(h)) {
                 order.add(h);
             }
         }
-        for (Member m : node.membership().ring().successors(key)) {
+        for (Member m : suspectedLast(node.membership().ring().successors(key))) {
             if (!contains(order, m)) {
                 order.add(m);
             }
@@ -308,12 +406,71 @@ public final class RingStorage {
         }
     }
 
+    /** The copies of one key on many nodes, asked at once; {@link #done} completes when the answer is certain. */
+    private final class ParallelRead {
+
+        private final String key;
+        private final List<Member> asked;
+        private final List<Member> placement;
+        private final CompletableFuture<Void> done = new CompletableFuture<>();
+        @GuardedBy("this") private final List<Copy> copies = new ArrayList<>();
+        @GuardedBy("this") private final Map<String, String> failures = new LinkedHashMap<>();
+        @GuardedBy("this") private final List<Member> answered = new ArrayList<>();
+        @GuardedBy("this") private int notFound;
+
+        ParallelRead(String key, List<Member> asked, List<Member> placement) {
+            this.key = key;
+            this.asked = asked;
+            this.placement = placement;
+        }
+
+        void start() {
+            if (asked.isEmpty()) {
+                done.complete(null);
+                return;
+            }
+            for (Member member : asked) {
+                node.get(member, key).whenComplete((data, error) -> onAnswer(member, data, error));
+            }
+        }
+
+        private synchronized void onAnswer(Member member, @Nullable byte[] data, @Nullable Throwable error) {
+            answered.add(member);
+            if (error == null) {
+                copies.add(new Copy(member, data));
+            } else {
+                Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+                if (cause instanceof IOException io && isNotFound(io)) {
+                    notFound++;
+                } else {
+                    failures.put(member.id(), String.valueOf(cause.getMessage()));
+                }
+            }
+            if (answered.size() == asked.size() || (!copies.isEmpty() && answeredAll(placement))) {
+                done.complete(null);
+            }
+        }
+
+        @GuardedBy("this")
+        private boolean answeredAll(List<Member> members) {
+            for (Member m : members) {
+                if (!contains(answered, m)) {
+                    return false;
+                }
+            }
+            return true;
+        }
+    }
+
     /** One write of one blob: parallel to the first replicas, fallback along the ring on failure. */
     private final class ReplicatedWrite {
 
         private final String key;
         private final byte[] data;
         private final int wanted;
+        private final int quorum;
+        /** Whether nothing else is stored under the key (data blocks), so a failed write may delete its copies. */
+        private final boolean ownKey;
         private final Deque<Member> spares;
         private final List<Member> acknowledged = new ArrayList<>();
         private final Map<String, String> failures = new LinkedHashMap<>();
@@ -321,10 +478,12 @@ public final class RingStorage {
         private final List<Member> first;
         private int outstanding;
 
-        ReplicatedWrite(String key, byte[] data, int wanted, List<Member> order) {
+        ReplicatedWrite(String key, byte[] data, int wanted, int quorum, boolean ownKey, List<Member> order) {
             this.key = key;
             this.data = data;
             this.wanted = wanted;
+            this.quorum = quorum;
+            this.ownKey = ownKey;
             this.spares = new ArrayDeque<>(order.subList(Math.min(wanted, order.size()), order.size()));
             this.outstanding = Math.min(wanted, order.size());
             this.first = List.copyOf(order.subList(0, outstanding));
@@ -374,13 +533,26 @@ public final class RingStorage {
         private void finish() {
             if (acknowledged.size() >= wanted) {
                 result.complete(List.copyOf(acknowledged));
-            } else if (!acknowledged.isEmpty()) {
+            } else if (acknowledged.size() >= quorum) {
                 node.metrics().underReplicatedWrites.incrementAndGet();
-                LOG.warn("[{}] {} is stored on {} node(s) instead of {}: {}",
-                        node.self().id(), key, acknowledged.size(), wanted, failures);
+                LOG.warn("[{}] {} is stored on {} node(s) instead of {} (the write quorum is {}): {}",
+                        node.self().id(), key, acknowledged.size(), wanted, quorum, failures);
                 result.complete(List.copyOf(acknowledged));
             } else {
-                result.completeExceptionally(new IOException("Could not store " + key + " on any ring node: " + failures));
+                node.metrics().failedWrites.incrementAndGet();
+                List<String> ids = new ArrayList<>();
+                for (Member m : acknowledged) {
+                    ids.add(m.id());
+                }
+                WriteQuorumException failure = new WriteQuorumException(key, quorum, ids, failures,
+                        node.membership().members().size());
+                LOG.warn("[{}] {}", node.self().id(), failure.getMessage());
+                if (ownKey) {
+                    // The copies that did land belong to no file: remove them now rather than at the next sweep.
+                    // A manifest key may hold an earlier version, which must stay.
+                    deleteOnAsync(key, List.copyOf(acknowledged));
+                }
+                result.completeExceptionally(failure);
             }
         }
     }

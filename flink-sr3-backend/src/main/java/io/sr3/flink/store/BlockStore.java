@@ -280,6 +280,11 @@ public final class BlockStore {
         return directory.resolve(key);
     }
 
+    /** Bytes a block takes on disk (its header included); 0 if it is not stored. */
+    public long sizeOnDisk(String key) {
+        return sizeOrZero(fileOf(key));
+    }
+
     private static long sizeOrZero(Path file) {
         try {
             return Files.size(file);

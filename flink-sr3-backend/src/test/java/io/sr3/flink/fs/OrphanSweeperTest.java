@@ -13,8 +13,11 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -49,14 +52,27 @@ class OrphanSweeperTest {
         node.store().put("b-orphan-0", new byte[1000]);
         long storedBefore = node.store().bytesStored();
 
-        assertThat(new OrphanSweeper(node, System::currentTimeMillis).sweep())
-                .as("nothing is older than the grace period yet").isZero();
-        long later = System.currentTimeMillis() + GRACE.toMillis() + 1000;
-        long swept = 0;
+        AtomicLong wallMillis = new AtomicLong(System.currentTimeMillis());
+        AtomicLong nanos = new AtomicLong(0);
+        List<OrphanSweeper> sweepers = new ArrayList<>();
         for (RingNode n : ring.nodes()) {
-            swept += new OrphanSweeper(n, () -> later).sweep();
+            sweepers.add(new OrphanSweeper(n, wallMillis::get, nanos::get));
         }
-        assertThat(swept).as("only the orphan goes").isEqualTo(1);
+        nanos.set(GRACE.toNanos()); // every node has been up for a grace period
+        assertThat(sweepers.get(1).sweep()).as("nothing is older than the grace period yet").isZero();
+        wallMillis.addAndGet(GRACE.toMillis() + 1000);
+        long swept = 0;
+        for (OrphanSweeper sweeper : sweepers) {
+            swept += sweeper.sweep();
+        }
+        assertThat(swept).as("a first sighting deletes nothing").isZero();
+        assertThat(node.store().contains("b-orphan-0")).isTrue();
+        wallMillis.addAndGet(GRACE.toMillis());
+        nanos.addAndGet(GRACE.toNanos());
+        for (OrphanSweeper sweeper : sweepers) {
+            swept += sweeper.sweep();
+        }
+        assertThat(swept).as("only the orphan goes, at the second sweep that finds it unreferenced").isEqualTo(1);
         assertThat(node.store().contains("b-orphan-0")).isFalse();
         assertThat(node.store().bytesStored()).isLessThan(storedBefore);
         assertThat(node.metrics().orphanBlocksSwept.get()).isEqualTo(1);
@@ -70,6 +86,17 @@ class OrphanSweeperTest {
             }
             assertThat(read).isEqualTo(data);
         }
+    }
+
+    @Test
+    void aNodeUpForLessThanTheGracePeriodDeletesNothing() throws Exception {
+        ring = TestingRing.start(2, TestingRing.testConfig().withStoreLimits(Long.MAX_VALUE, GRACE), root);
+        RingNode node = ring.node(1);
+        node.store().put("b-orphan-0", new byte[10]);
+        AtomicLong wallMillis = new AtomicLong(System.currentTimeMillis() + 10 * GRACE.toMillis());
+        OrphanSweeper sweeper = new OrphanSweeper(node, wallMillis::get, () -> 0);
+        assertThat(sweeper.sweep() + sweeper.sweep()).isZero();
+        assertThat(node.store().contains("b-orphan-0")).as("start-up safemode").isTrue();
     }
 
     @Test

@@ -35,11 +35,24 @@ public final class TestingRing implements AutoCloseable {
         return ring;
     }
 
-    /** Fast failure detection, small blocks and frames: many blocks per file in tests. */
+    /** Fast failure detection, repair without delay, small blocks and frames: many blocks per file in tests. */
     public static NodeConfig testConfig() {
         NodeConfig d = NodeConfig.defaults();
-        return new NodeConfig(d.host(), List.of(0), List.of(), 2, "", 16, null, false, null,
+        NodeConfig config = new NodeConfig(d.host(), List.of(0), List.of(), 2, "", 16, null, false, null,
                 256 * 1024, Duration.ofSeconds(2), Duration.ofMillis(100), Duration.ofSeconds(1), 64 * 1024);
+        return config.withDurability(config.durability().withRepairDelay(Duration.ZERO));
+    }
+
+    /**
+     * Stops node {@code index} and starts it again on the same port with the same store: a
+     * process restart that keeps its disk. Returns the new node.
+     */
+    public RingNode restart(int index) throws IOException {
+        RingNode old = nodes.get(index);
+        old.close();
+        RingNode restarted = RingNode.start(old.config().withPortAndStore(old.self().port(), old.store().directory()));
+        nodes.set(index, restarted);
+        return restarted;
     }
 
     public RingNode node(int index) {

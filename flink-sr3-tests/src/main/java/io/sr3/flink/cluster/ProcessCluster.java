@@ -201,6 +201,7 @@ public final class ProcessCluster implements AutoCloseable {
             config.put("sr3.ring.failure-detector.interval", "250 ms");
             config.put("sr3.ring.failure-detector.timeout", "2 s");
             config.put("sr3.repair.interval", "500 ms");
+            config.put("sr3.repair.delay", "0 ms"); // tests kill on purpose and wait for the repair
         } else {
             config.put("state.backend.type", "rocksdb");
             config.put("execution.checkpointing.storage", "filesystem");

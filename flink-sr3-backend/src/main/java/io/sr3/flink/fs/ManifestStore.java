@@ -1,0 +1,143 @@
+package io.sr3.flink.fs;
+
+import io.sr3.flink.node.RingNode;
+import io.sr3.flink.node.RingStorage;
+import io.sr3.flink.ring.Member;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.annotation.Nullable;
+import javax.annotation.concurrent.ThreadSafe;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The versioned manifests of the ring: reads return the newest copy, changes store a higher
+ * generation, deletes store tombstones.
+ *
+ * <p>A read asks every reachable node (see {@link RingStorage#readCopies}), decodes each copy,
+ * skips and counts undecodable ones, and returns the copy with the highest generation; copies of
+ * an older generation are overwritten with the newest in the background (read repair), so a node
+ * that was away while a path changed or was deleted catches up the first time anyone reads it.
+ * Undecodable copies are logged and counted once per key and instance.
+ */
+@ThreadSafe
+final class ManifestStore {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ManifestStore.class);
+
+    private final RingNode node;
+    /** Keys whose undecodable copies were reported already: a long-lived store (repair, sweep) reports each once. */
+    private final Set<String> reportedCorrupt = ConcurrentHashMap.newKeySet();
+
+    ManifestStore(RingNode node) {
+        this.node = node;
+    }
+
+    /** The newest manifest of a path and the nodes holding a copy of it. */
+    record Versions(Manifest newest, List<Member> holders) {}
+
+    /**
+     * The newest copy under a manifest key, tombstones included, or null if the key is absent for
+     * certain.
+     *
+     * @throws io.sr3.flink.node.ReplicasUnreachableException if nodes that may hold it cannot be asked
+     * @throws IOException if copies exist but none decodes
+     */
+    @Nullable
+    Versions read(String manifestKey, String description) throws IOException {
+        List<RingStorage.Copy> copies = node.storage().readCopies(manifestKey, description);
+        if (copies.isEmpty()) {
+            return null;
+        }
+        Map<Member, Manifest> decoded = new LinkedHashMap<>();
+        Map<String, String> corrupt = new LinkedHashMap<>();
+        for (RingStorage.Copy copy : copies) {
+            try {
+                decoded.put(copy.holder(), Manifest.decode(copy.data(), description + " on " + copy.holder().id()));
+            } catch (IOException e) {
+                corrupt.put(copy.holder().id(), e.getMessage());
+            }
+        }
+        if (!corrupt.isEmpty() && reportedCorrupt.add(manifestKey)) {
+            node.metrics().corruptManifests.addAndGet(corrupt.size());
+            LOG.warn("[{}] {}: skipping {} undecodable cop{} ({}): {}", node.self().id(), description, corrupt.size(),
+                    corrupt.size() == 1 ? "y" : "ies", manifestKey, corrupt);
+        }
+        if (decoded.isEmpty()) {
+            throw new IOException("Every copy of " + description + " (" + manifestKey + ") is corrupt: " + corrupt);
+        }
+        Manifest newest = null;
+        for (Manifest m : decoded.values()) {
+            if (newest == null || Manifest.NEWEST.compare(m, newest) > 0) {
+                newest = m;
+            }
+        }
+        List<Member> holders = new ArrayList<>(decoded.keySet());
+        byte[] encoded = null;
+        for (Map.Entry<Member, Manifest> entry : decoded.entrySet()) {
+            if (entry.getValue().generation() < newest.generation()) {
+                encoded = encoded != null ? encoded : newest.encode();
+                Member stale = entry.getKey();
+                node.put(stale, manifestKey, encoded).whenComplete((ignored, error) -> {
+                    if (error != null) {
+                        LOG.debug("[{}] read repair of {} on {} failed: {}", node.self().id(), manifestKey, stale.id(),
+                                error.getMessage());
+                    }
+                });
+            }
+        }
+        return new Versions(newest, holders);
+    }
+
+    /** The newest manifest of a path, or null if it does not exist (never written, or deleted). */
+    @Nullable
+    Manifest live(String path, String description) throws IOException {
+        Versions versions = read(NamespaceKeys.manifestKey(path), description);
+        return versions == null || versions.newest().isTombstone() ? null : versions.newest();
+    }
+
+    /** Stores a manifest on a write quorum of its placement. */
+    void write(Manifest manifest) throws IOException {
+        node.storage().writeAndWait(NamespaceKeys.manifestKey(manifest.path()), manifest.encode(), false);
+    }
+
+    /**
+     * Deletes a path: stores a tombstone of a higher generation on a write quorum of the path's
+     * placement and over every copy the read found, so no node still holding the old manifest can
+     * bring the path back.
+     */
+    void delete(Manifest existing, List<Member> holders) throws IOException {
+        Manifest tombstone = Manifest.tombstone(existing.path(),
+                Manifest.nextGeneration(existing.generation(), System.currentTimeMillis()), System.currentTimeMillis());
+        String key = NamespaceKeys.manifestKey(existing.path());
+        byte[] encoded = tombstone.encode();
+        List<Member> stored = node.storage().writeAndWait(key, encoded, false);
+        for (Member holder : holders) {
+            if (!contains(stored, holder) && node.membership().isLive(holder)) {
+                // Best effort: a copy missed here is overwritten by the read repair of the next read.
+                node.put(holder, key, encoded).whenComplete((ignored, error) -> {
+                    if (error != null) {
+                        LOG.debug("[{}] could not overwrite {} on {} with its tombstone: {}", node.self().id(), key,
+                                holder.id(), error.getMessage());
+                    }
+                });
+            }
+        }
+    }
+
+    private static boolean contains(List<Member> members, Member member) {
+        for (Member m : members) {
+            if (m.sameNode(member)) {
+                return true;
+            }
+        }
+        return false;
+    }
+}

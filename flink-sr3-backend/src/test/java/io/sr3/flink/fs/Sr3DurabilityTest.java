@@ -1,0 +1,273 @@
+package io.sr3.flink.fs;
+
+import io.sr3.flink.node.NodeConfig;
+import io.sr3.flink.node.ReplicasUnreachableException;
+import io.sr3.flink.node.RingNode;
+import io.sr3.flink.node.RingStorage;
+import io.sr3.flink.node.TestingRing;
+import io.sr3.flink.node.WriteQuorumException;
+import io.sr3.flink.ring.Member;
+import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.core.fs.FSDataOutputStream;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.FileSystem.WriteMode;
+import org.apache.flink.core.fs.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * What the ring promises about acknowledged files when nodes stop, return and disagree: writes
+ * below the quorum fail, unreachable is never absent, cleanup never deletes under a partial view,
+ * deletes survive a returning node, and one bad manifest stops neither repair nor sweep. Real
+ * nodes over loopback; a stopped node restarted on its port with its store stands for a paused or
+ * restarted process that keeps its disk.
+ */
+class Sr3DurabilityTest {
+
+    private static final Duration GRACE = Duration.ofMinutes(10);
+    private static final int BLOCK = TestingRing.testConfig().blockSize();
+
+    @TempDir java.nio.file.Path root;
+
+    private TestingRing ring;
+
+    @AfterEach
+    void stop() {
+        if (ring != null) {
+            ring.close();
+        }
+    }
+
+    private static NodeConfig config() {
+        return TestingRing.testConfig().withStoreLimits(Long.MAX_VALUE, GRACE);
+    }
+
+    private static byte[] bytes(int size) {
+        byte[] data = new byte[size];
+        new Random(size).nextBytes(data);
+        return data;
+    }
+
+    private static void write(FileSystem fs, Path path, byte[] data) throws IOException {
+        try (FSDataOutputStream out = fs.create(path, WriteMode.NO_OVERWRITE)) {
+            out.write(data);
+        }
+    }
+
+    private static byte[] read(FileSystem fs, Path path) throws IOException {
+        try (FSDataInputStream in = fs.open(path)) {
+            return in.readAllBytes();
+        }
+    }
+
+    /** A path under {@code dir} whose manifest is placed on nodes 1 and 2 of a three-node ring, not on node 0. */
+    private Path pathPlacedAwayFromNode0(Path dir) {
+        for (int i = 0; i < 1000; i++) {
+            Path candidate = new Path(dir, "f" + i);
+            List<Member> placement = ring.node(0).membership().ring()
+                    .placement(NamespaceKeys.manifestKey(candidate.toUri().getPath()), null, 2);
+            if (placement.stream().noneMatch(m -> m.sameNode(ring.node(0).self()))) {
+                return candidate;
+            }
+        }
+        throw new AssertionError("no path placed away from node 0 in 1000 tries");
+    }
+
+    private void awaitRingSizeSeenBy(RingNode node, int size) {
+        TestingRing.awaitCondition(() -> node.membership().members().size() == size,
+                node.self() + " to see " + size + " member(s)");
+    }
+
+    private long copiesOnDisk(String key) {
+        return ring.nodes().stream().filter(n -> n.isRunning() && n.store().contains(key)).count();
+    }
+
+    @Test
+    void aWriteBelowTheQuorumFailsNamingTheBlockAndTheNodesAndPublishesNothing() throws Exception {
+        int unusedPort;
+        try (ServerSocket socket = new ServerSocket(0)) {
+            unusedPort = socket.getLocalPort();
+        }
+        // A seed makes this a ring of several processes, where the quorum is never lowered.
+        NodeConfig config = new NodeConfig("127.0.0.1", List.of(0), List.of("127.0.0.1:" + unusedPort), 3, "", 16, null,
+                false, null, 256 * 1024, Duration.ofSeconds(2), Duration.ofMillis(100), Duration.ofSeconds(1), BLOCK);
+        ring = TestingRing.start(2, config, root);
+        Path file = new Path("sr3:///quorum-test/" + UUID.randomUUID() + "/f");
+        FileSystem fs = file.getFileSystem();
+        assertThatThrownBy(() -> write(fs, file, bytes(BLOCK + 1)))
+                .isInstanceOf(WriteQuorumException.class)
+                .hasMessageContaining("sr3.ring.min-replicas")
+                .hasMessageContaining(ring.node(0).self().id())
+                .hasMessageContaining(ring.node(1).self().id())
+                .hasMessageContaining("the ring has 2 reachable storage node(s), fewer than the quorum");
+        assertThat(fs.exists(file)).isFalse();
+        assertThat(ring.node(0).metrics().failedWrites.get()).isPositive();
+
+        // With the directories in place, the file's own blocks fail the close, and it is never visible.
+        for (Path dir = file.getParent(); !dir.toUri().getPath().equals("/"); dir = dir.getParent()) {
+            String path = dir.toUri().getPath();
+            for (RingNode holder : ring.nodes()) {
+                RingStorage.await(ring.node(0).put(holder.self(), NamespaceKeys.manifestKey(path),
+                        Manifest.directory(path, 1, 1).encode()));
+            }
+        }
+        assertThatThrownBy(() -> write(fs, file, bytes(BLOCK + 1)))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining(file.toUri().getPath() + " to the sr3 ring")
+                .hasCauseInstanceOf(WriteQuorumException.class)
+                .hasMessageContaining("b-");
+        assertThat(fs.exists(file)).isFalse();
+    }
+
+    @Test
+    void aRingOfOneProcessKeepsAsManyCopiesAsItHasNodes() throws Exception {
+        NodeConfig config = new NodeConfig("127.0.0.1", List.of(0), List.of(), 3, "", 16, null, false, null, 256 * 1024,
+                Duration.ofSeconds(2), Duration.ofMillis(100), Duration.ofSeconds(1), BLOCK);
+        ring = TestingRing.start(2, config, root);
+        Path file = new Path("sr3:///quorum-test/" + UUID.randomUUID() + "/f");
+        FileSystem fs = file.getFileSystem();
+        write(fs, file, bytes(BLOCK + 1));
+        assertThat(read(fs, file)).isEqualTo(bytes(BLOCK + 1));
+        assertThat(ring.node(0).storage().writeQuorum()).isEqualTo(2);
+    }
+
+    @Test
+    void aFileWhoseHoldersAreUnreachableIsUnavailableNotAbsent() throws Exception {
+        ring = TestingRing.start(3, config(), root);
+        Path file = pathPlacedAwayFromNode0(new Path("sr3:///unavailable-test/" + UUID.randomUUID()));
+        FileSystem fs = file.getFileSystem();
+        write(fs, file, bytes(BLOCK * 2));
+        String[] holders = {ring.node(1).self().id(), ring.node(2).self().id()};
+        ring.node(1).close();
+        ring.node(2).close();
+        awaitRingSizeSeenBy(ring.node(0), 1);
+        assertThatThrownBy(() -> fs.exists(file))
+                .isInstanceOf(ReplicasUnreachableException.class)
+                .hasMessageContaining("unavailable, not lost")
+                .hasMessageContaining(holders[0])
+                .hasMessageContaining(holders[1]);
+        assertThatThrownBy(() -> fs.open(file)).isInstanceOf(ReplicasUnreachableException.class);
+        assertThatThrownBy(() -> fs.create(file, WriteMode.NO_OVERWRITE)).isInstanceOf(ReplicasUnreachableException.class);
+    }
+
+    @Test
+    void holdersAwayPastTheDetectorAndTwoSweepsLoseNothing() throws Exception {
+        ring = TestingRing.start(3, config(), root);
+        Path file = pathPlacedAwayFromNode0(new Path("sr3:///sweep-test/" + UUID.randomUUID()));
+        FileSystem fs = file.getFileSystem();
+        byte[] data = bytes(BLOCK * 4);
+        write(fs, file, data);
+        List<String> blocks = new ArrayList<>(ring.node(0).store().keys("b-"));
+        assertThat(blocks).as("the writer holds a copy of every block").hasSize(4);
+
+        ring.node(1).close();
+        ring.node(2).close();
+        awaitRingSizeSeenBy(ring.node(0), 1);
+        AtomicLong wallMillis = new AtomicLong(System.currentTimeMillis() + 2 * GRACE.toMillis());
+        AtomicLong nanos = new AtomicLong();
+        OrphanSweeper sweeper = new OrphanSweeper(ring.node(0), wallMillis::get, nanos::get);
+        nanos.set(GRACE.toNanos());
+        for (int sweep = 0; sweep < 3; sweep++) {
+            assertThat(sweeper.sweep()).as("a sweep under a partial view deletes nothing").isZero();
+            wallMillis.addAndGet(GRACE.toMillis());
+            nanos.addAndGet(GRACE.toNanos());
+        }
+
+        ring.restart(1);
+        ring.restart(2);
+        ring.awaitMembers(3);
+        assertThat(read(fs, file)).isEqualTo(data);
+        for (String block : blocks) {
+            assertThat(copiesOnDisk(block)).as("copies of " + block).isEqualTo(2);
+        }
+    }
+
+    @Test
+    void aFileDeletedWhileAHolderWasDownStaysDeletedAndItsBlocksAreSwept() throws Exception {
+        ring = TestingRing.start(3, config(), root);
+        Path dir = new Path("sr3:///delete-test/" + UUID.randomUUID());
+        Path file = pathPlacedAwayFromNode0(dir);
+        FileSystem fs = file.getFileSystem();
+        write(fs, file, bytes(BLOCK * 6));
+        String manifestKey = NamespaceKeys.manifestKey(file.toUri().getPath());
+        assertThat(ring.node(2).store().contains(manifestKey)).isTrue();
+        assertThat(ring.node(2).store().keys("b-")).as("node 2 holds some of the blocks").isNotEmpty();
+
+        ring.node(2).close();
+        awaitRingSizeSeenBy(ring.node(0), 2);
+        awaitRingSizeSeenBy(ring.node(1), 2);
+        assertThat(fs.delete(file, false)).isTrue();
+
+        RingNode returned = ring.restart(2);
+        ring.awaitMembers(3);
+        assertThat(fs.exists(file)).as("the returning node's old copy does not bring the file back").isFalse();
+        TestingRing.awaitCondition(() -> isTombstone(returned, manifestKey), "read repair of the returned node's copy");
+
+        AtomicLong wallMillis = new AtomicLong(System.currentTimeMillis() + 2 * GRACE.toMillis());
+        AtomicLong nanos = new AtomicLong();
+        OrphanSweeper sweeper = new OrphanSweeper(returned, wallMillis::get, nanos::get);
+        nanos.set(GRACE.toNanos());
+        sweeper.sweep();
+        wallMillis.addAndGet(GRACE.toMillis());
+        nanos.addAndGet(GRACE.toNanos());
+        assertThat(sweeper.sweep()).as("the deleted file's blocks on the returned node").isPositive();
+        assertThat(returned.store().keys("b-")).isEmpty();
+    }
+
+    private static boolean isTombstone(RingNode node, String key) {
+        try {
+            return Manifest.decode(node.store().get(key), key).isTombstone();
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    @Test
+    void aGarbageManifestIsReportedOnceAndRepairAndSweepCarryOn() throws Exception {
+        ring = TestingRing.start(3, config(), root);
+        Path file = new Path("sr3:///garbage-test/" + UUID.randomUUID() + "/f");
+        FileSystem fs = file.getFileSystem();
+        byte[] data = bytes(BLOCK * 4);
+        write(fs, file, data);
+        RingNode node = ring.node(0);
+        node.store().put("m-0000000000000000-badbadbadbadbad0", "not a manifest".getBytes());
+        node.store().put("b-orphan-0", new byte[100]);
+
+        // Repair (scheduled on node 0 by the file system) still restores the factor of the real file.
+        ring.node(2).close();
+        awaitRingSizeSeenBy(node, 2);
+        TestingRing.awaitCondition(() -> node.stats().get("auditUnderReplicatedBlocks") == 0
+                && node.stats().get("underReplicatedBlocks") == 0 && node.metrics().repairScans.get() > 0,
+                "repair of the real file despite the garbage manifest");
+        assertThat(read(fs, file)).isEqualTo(data);
+
+        RingNode restarted = ring.restart(2);
+        ring.awaitMembers(3);
+        AtomicLong wallMillis = new AtomicLong(System.currentTimeMillis() + 2 * GRACE.toMillis());
+        AtomicLong nanos = new AtomicLong();
+        OrphanSweeper sweeper = new OrphanSweeper(node, wallMillis::get, nanos::get);
+        nanos.set(GRACE.toNanos());
+        long corruptBefore = node.metrics().corruptManifests.get();
+        sweeper.sweep();
+        wallMillis.addAndGet(GRACE.toMillis());
+        nanos.addAndGet(GRACE.toNanos());
+        sweeper.sweep();
+        assertThat(node.store().contains("b-orphan-0")).as("the sweep carried on past the garbage").isFalse();
+        assertThat(node.metrics().corruptManifests.get() - corruptBefore).as("reported once by the sweep").isEqualTo(1);
+        assertThat(restarted.isRunning()).isTrue();
+        assertThat(read(fs, file)).isEqualTo(data);
+    }
+}
