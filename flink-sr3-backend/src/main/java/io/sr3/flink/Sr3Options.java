@@ -7,8 +7,10 @@ import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingRole;
 import io.sr3.flink.restore.RestoreSettings;
 import io.sr3.flink.restore.RestoreStrategy;
+import org.apache.flink.configuration.ClusterOptions;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.ReadableConfig;
@@ -157,8 +159,13 @@ public final class Sr3Options {
             ConfigOptions.key("sr3.store.dir")
                     .stringType()
                     .noDefaultValue()
-                    .withDescription("Directory of this node's blocks. Default: <java.io.tmpdir>/sr3-store/<host>_<port>, "
-                            + "which is inside the TaskManager's temp directory.");
+                    .withDescription("Directory of this node's blocks and of its persistent node id: a node that "
+                            + "restarts with it, on any address, is the same member with the same blocks. Use a "
+                            + "persistent disk, one per TaskManager. Default: with taskmanager.resource-id set, "
+                            + "<process.taskmanager.working-dir, else the first io.tmp.dirs>/sr3-store-<resource-id> "
+                            + "(beside Flink's own working directory, which Flink deletes on a clean shutdown); "
+                            + "otherwise <java.io.tmpdir>/sr3-store/<host>_<port>, which a restart on another port "
+                            + "does not find again.");
 
     public static final ConfigOption<Boolean> STORE_FSYNC =
             ConfigOptions.key("sr3.store.fsync")
@@ -338,7 +345,7 @@ public final class Sr3Options {
         check(fetches >= 1 && fetches <= 256, RESTORE_MAX_CONCURRENT_FETCHES, raw, "must be between 1 and 256");
         MemorySize prefetch = get(config, raw, RESTORE_PREFETCH_MAX_SIZE);
         String secret = config.getOptional(TRANSPORT_SECRET).orElse(null);
-        String storeDir = config.getOptional(STORE_DIR).orElse(null);
+        String storeDir = config.getOptional(STORE_DIR).orElse(defaultStoreDirectory(config));
         return new NodeConfig(
                 host(config, seeds),
                 ports,
@@ -360,6 +367,25 @@ public final class Sr3Options {
                 orphanGrace,
                 new RestoreSettings(strategy.forced(), fanIn, fetches, prefetch.getBytes()),
                 new DurabilitySettings(minReplicas, repairDelay, tombstoneRetention));
+    }
+
+    /**
+     * The store directory of a TaskManager with a fixed {@code taskmanager.resource-id}: stable
+     * across restarts, like Flink's working directory (FLIP-198) but beside it, since Flink deletes
+     * its working directory when the TaskManager shuts down cleanly. Null without a resource id.
+     */
+    @javax.annotation.Nullable
+    static String defaultStoreDirectory(ReadableConfig config) {
+        String resourceId = config.getOptional(TaskManagerOptions.TASK_MANAGER_RESOURCE_ID).orElse(null);
+        if (resourceId == null || resourceId.isBlank()) {
+            return null;
+        }
+        String base = config.getOptional(ClusterOptions.TASK_MANAGER_PROCESS_WORKING_DIR_BASE).orElse(null);
+        if (base == null) {
+            String tmpDirs = config.getOptional(CoreOptions.TMP_DIRS).orElse(System.getProperty("java.io.tmpdir"));
+            base = tmpDirs.split("[," + java.util.regex.Pattern.quote(java.io.File.pathSeparator) + "]")[0];
+        }
+        return Paths.get(base, "sr3-store-" + resourceId.replaceAll("[^A-Za-z0-9._-]", "_")).toString();
     }
 
     private static String host(ReadableConfig config, List<String> seeds) {

@@ -133,4 +133,18 @@ class Sr3OptionsTest {
         }
         assertThat(documented).containsExactlyInAnyOrderElementsOf(inCode);
     }
+
+    @Test
+    void theDefaultStoreDirectoryFollowsAFixedResourceIdBesideFlinksWorkingDirectory() {
+        Configuration config = new Configuration();
+        config.setString("sr3.ring.replication-factor", "2");
+        assertThat(Sr3Options.nodeConfig(config).storeDirectory()).as("no resource id: the node's own default").isNull();
+        config.setString("taskmanager.resource-id", "tm-3");
+        config.setString("io.tmp.dirs", "/data/a,/data/b");
+        assertThat(Sr3Options.nodeConfig(config).storeDirectory()).isEqualTo(Paths.get("/data/a/sr3-store-tm-3"));
+        config.setString("process.taskmanager.working-dir", "/pv/flink");
+        assertThat(Sr3Options.nodeConfig(config).storeDirectory()).isEqualTo(Paths.get("/pv/flink/sr3-store-tm-3"));
+        config.setString("sr3.store.dir", "/explicit");
+        assertThat(Sr3Options.nodeConfig(config).storeDirectory()).isEqualTo(Paths.get("/explicit"));
+    }
 }

@@ -29,7 +29,8 @@ import java.util.Objects;
  * <pre>
  * magic "SR3M" i32 | version u8 | kind u8 (0 file, 1 directory, 2 tombstone) | generation i64
  * | modified i64 | length i64 | pathLength u16 | path utf8 | blockCount i32 | block*
- * block: keyLength u16 | key utf8 | length i32 | crc32c i32 | holderCount u8 | (idLength u16 | id utf8)*
+ * block: keyLength u16 | key utf8 | length i32 | crc32c i32 | holderCount u8 | holder*
+ * holder: nodeIdLength u16 | nodeId utf8 | addressLength u16 | host:port utf8 (where it was when recorded)
  * </pre>
  */
 record Manifest(String path, Kind kind, long generation, long modificationTime, long length, List<BlockRef> blocks) {
@@ -104,6 +105,19 @@ record Manifest(String path, Kind kind, long generation, long modificationTime, 
         return new Manifest(path, kind, newGeneration, modificationTime, length, newBlocks);
     }
 
+    /** This manifest with each holder replaced by {@code current(holder)}: its record at its current address. */
+    Manifest withHolders(java.util.function.UnaryOperator<Member> current) {
+        List<BlockRef> resolved = new ArrayList<>(blocks.size());
+        for (BlockRef block : blocks) {
+            List<Member> holders = new ArrayList<>(block.holders().size());
+            for (Member holder : block.holders()) {
+                holders.add(current.apply(holder));
+            }
+            resolved.add(new BlockRef(block.key(), block.length(), block.crc32c(), holders));
+        }
+        return new Manifest(path, kind, generation, modificationTime, length, resolved);
+    }
+
     private int holderCount() {
         int count = 0;
         for (BlockRef block : blocks) {
@@ -141,6 +155,7 @@ record Manifest(String path, Kind kind, long generation, long modificationTime, 
                 out.writeInt(block.crc32c());
                 out.writeByte(block.holders().size());
                 for (Member holder : block.holders()) {
+                    out.writeUTF(holder.nodeId());
                     out.writeUTF(holder.id());
                 }
             }
@@ -183,7 +198,9 @@ record Manifest(String path, Kind kind, long generation, long modificationTime, 
                 int holderCount = in.readUnsignedByte();
                 List<Member> holders = new ArrayList<>(holderCount);
                 for (int h = 0; h < holderCount; h++) {
-                    holders.add(Member.fromId(in.readUTF()));
+                    String nodeId = in.readUTF();
+                    Member address = Member.fromId(in.readUTF());
+                    holders.add(new Member(nodeId, address.host(), address.port(), ""));
                 }
                 blocks.add(new BlockRef(key, blockLength, crc, holders));
             }

@@ -25,7 +25,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * skips and counts undecodable ones, and returns the copy with the highest generation; copies of
  * an older generation are overwritten with the newest in the background (read repair), so a node
  * that was away while a path changed or was deleted catches up the first time anyone reads it.
- * Undecodable copies are logged and counted once per key and instance.
+ * Undecodable copies are logged and counted once per key and instance. Block holders are returned
+ * at their current addresses: a holder that restarted elsewhere with its store is still a holder.
  */
 @ThreadSafe
 final class ManifestStore {
@@ -80,6 +81,7 @@ final class ManifestStore {
             }
         }
         List<Member> holders = new ArrayList<>(decoded.keySet());
+        Manifest resolved = newest.withHolders(node.membership()::current);
         byte[] encoded = null;
         for (Map.Entry<Member, Manifest> entry : decoded.entrySet()) {
             if (entry.getValue().generation() < newest.generation()) {
@@ -93,7 +95,7 @@ final class ManifestStore {
                 });
             }
         }
-        return new Versions(newest, holders);
+        return new Versions(resolved, holders);
     }
 
     /** The newest manifest of a path, or null if it does not exist (never written, or deleted). */

@@ -25,7 +25,10 @@ import java.util.Set;
  * <p>Runs on one storage node's maintenance thread. A scan happens when the set of members
  * differs from the one of the last scan that found nothing to repair (so a steady ring costs
  * nothing), and repeats until a scan is clean. It waits {@code sr3.repair.delay} after a member
- * left, so a node that returns from a pause or a restart costs no copying. For each file manifest
+ * left and after this node started, so a node that returns from a pause or a restart costs no
+ * copying and a ring that is still forming is not mistaken for one that lost its members. A
+ * holder that is not live is dropped from a manifest only once the block has its full replica
+ * count without it. For each file manifest
  * this node holds whose copy is the newest generation, the node that repairs it is the first
  * member in the manifest key's ring order that holds a copy: one node per file while views
  * agree, and two nodes with different views write the same generation, either of which lists
@@ -52,6 +55,7 @@ final class ReplicaRepairer implements Runnable {
 
     private final RingNode node;
     private final ManifestStore manifests;
+    private final long startedNanos;
     /** Manifests and blocks whose failure was logged already: a scan repeats every interval, its log must not. */
     private final Set<String> failureLogged = new HashSet<>();
     private final Set<String> delayLogged = new HashSet<>();
@@ -60,6 +64,7 @@ final class ReplicaRepairer implements Runnable {
 
     ReplicaRepairer(RingNode node) {
         this.node = node;
+        this.startedNanos = System.nanoTime();
         this.manifests = new ManifestStore(node);
         this.cleanMembers = List.of(); // the first run always scans: the node may restart with old manifests
     }
@@ -79,6 +84,9 @@ final class ReplicaRepairer implements Runnable {
         List<Member> members = node.membership().members();
         if (members.equals(cleanMembers)) {
             return;
+        }
+        if (System.nanoTime() - startedNanos < node.config().durability().repairDelay().toNanos()) {
+            return; // just started: the ring may still be forming (after a restart of every node, most holders are missing)
         }
         List<Membership.Departure> recent = node.membership().departedWithin(node.config().durability().repairDelay());
         if (!recent.isEmpty()) {
@@ -179,10 +187,18 @@ final class ReplicaRepairer implements Runnable {
                 continue;
             }
             List<Member> repaired = repair(manifest, block, live, ring, wanted);
+            boolean copied = repaired.size() > live.size();
             if (repaired.size() < wanted) {
                 counts.remaining++;
+                // Holders that are not live now may be on their way back (a restart of the whole
+                // cluster): while the block is short, they stay listed.
+                for (Member holder : block.holders()) {
+                    if (!contains(repaired, holder)) {
+                        repaired.add(holder);
+                    }
+                }
             }
-            if (repaired.size() > live.size() || live.size() < block.holders().size()) {
+            if (copied || repaired.size() < block.holders().size()) {
                 changed = true;
                 counts.repairedBlocks++;
             }
@@ -264,7 +280,7 @@ final class ReplicaRepairer implements Runnable {
         int wanted = Math.min(node.config().replicationFactor(), ring.size());
         java.util.Map<String, String> zones = new java.util.HashMap<>();
         for (Member m : ring.members()) {
-            zones.put(m.id(), m.effectiveZone());
+            zones.put(m.nodeId(), m.effectiveZone());
         }
         boolean severalZones = new java.util.HashSet<>(zones.values()).size() > 1;
         long under = 0;
@@ -281,7 +297,7 @@ final class ReplicaRepairer implements Runnable {
                     java.util.Set<String> holderZones = new java.util.HashSet<>();
                     int live = 0;
                     for (Member holder : block.holders()) {
-                        String zone = zones.get(holder.id());
+                        String zone = zones.get(holder.nodeId());
                         if (zone != null) {
                             live++;
                             holderZones.add(zone);

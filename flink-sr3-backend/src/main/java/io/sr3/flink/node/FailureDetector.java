@@ -33,8 +33,12 @@ final class FailureDetector {
 
     private final RingNode node;
     private final LongSupplier nanoClock;
+    /** When each member (by node id) last answered. */
     private final Map<String, Long> lastAnswerNanos = new ConcurrentHashMap<>();
+    /** Members (by node id) that a peer's answer named but that have not answered themselves. */
     private final Map<String, Member> hearsay = new ConcurrentHashMap<>();
+    /** Since when each address that is no member's (a seed, a hearsay member) has been silent. */
+    private final Map<String, Long> silentAddresses = new ConcurrentHashMap<>();
     private final Map<String, Long> seedFailuresLogged = new ConcurrentHashMap<>();
 
     FailureDetector(RingNode node, LongSupplier nanoClock) {
@@ -42,7 +46,7 @@ final class FailureDetector {
         this.nanoClock = nanoClock;
     }
 
-    /** Pings every candidate once; the future completes when all answered or timed out. */
+    /** Pings every candidate address once; the future completes when all answered or timed out. */
     CompletableFuture<Void> runRound() {
         Map<String, InetSocketAddress> targets = new LinkedHashMap<>();
         Member self = node.self();
@@ -66,7 +70,7 @@ final class FailureDetector {
         targets.remove(self.id());
         Duration deadline = pingDeadline();
         List<CompletableFuture<Void>> probes = new ArrayList<>(targets.size());
-        targets.forEach((id, address) -> probes.add(probe(id, address, deadline)));
+        targets.forEach((address, socket) -> probes.add(probe(address, socket, deadline)));
         return CompletableFuture.allOf(probes.toArray(new CompletableFuture[0]));
     }
 
@@ -75,50 +79,66 @@ final class FailureDetector {
         return timeout.compareTo(node.config().requestTimeout()) < 0 ? timeout : node.config().requestTimeout();
     }
 
-    private CompletableFuture<Void> probe(String id, InetSocketAddress address, Duration deadline) {
-        return node.ping(address, deadline).handle((members, error) -> {
+    private CompletableFuture<Void> probe(String address, InetSocketAddress socket, Duration deadline) {
+        return node.ping(socket, deadline).handle((members, error) -> {
             long now = nanoClock.getAsLong();
             if (error == null && !members.isEmpty()) {
                 Member responder = members.get(0);
-                lastAnswerNanos.put(responder.id(), now);
-                hearsay.remove(responder.id());
+                lastAnswerNanos.put(responder.nodeId(), now);
+                hearsay.remove(responder.nodeId());
                 node.membership().add(responder);
-                for (Member learned : members.subList(1, members.size())) {
-                    if (!node.membership().isLive(learned) && !learned.sameNode(node.self())) {
-                        hearsay.putIfAbsent(learned.id(), learned);
+                for (Member other : node.membership().at(address)) {
+                    if (!other.sameNode(responder)) {
+                        onSilence(other, now, "node " + responder.nodeId() + " answers at its address now");
                     }
                 }
-                seedFailuresLogged.remove(id);
+                for (Member learned : members.subList(1, members.size())) {
+                    if (!node.membership().isLive(learned) && !learned.sameNode(node.self())) {
+                        hearsay.putIfAbsent(learned.nodeId(), learned);
+                    }
+                }
+                silentAddresses.remove(address);
+                seedFailuresLogged.remove(address);
             } else {
-                onSilence(id, now, error);
+                List<Member> atAddress = node.membership().at(address);
+                for (Member member : atAddress) {
+                    onSilence(member, now, rootMessage(error));
+                }
+                if (atAddress.isEmpty()) {
+                    onSilentAddress(address, now, error);
+                }
             }
             return null;
         });
     }
 
-    private void onSilence(String id, long now, Throwable error) {
-        Long last = lastAnswerNanos.computeIfAbsent(id, k -> now);
+    /**
+     * A member did not answer: suspected at once, removed from placement once it has been silent
+     * for the failure timeout.
+     */
+    private void onSilence(Member member, long now, String why) {
+        long last = lastAnswerNanos.computeIfAbsent(member.nodeId(), k -> now);
         long silentNanos = now - last;
-        Member member = null;
-        for (Member m : node.membership().members()) {
-            if (m.id().equals(id)) {
-                member = m;
-            }
-        }
-        if (member != null && silentNanos < node.config().failureTimeout().toNanos()) {
-            node.membership().suspect(member, "no answer to a probe: " + rootMessage(error));
+        if (silentNanos < node.config().failureTimeout().toNanos()) {
+            node.membership().suspect(member, "no answer to a probe: " + why);
             return;
         }
-        if (member != null) {
-            node.membership().remove(member, "no answer for " + (silentNanos / 1_000_000) + " ms: " + rootMessage(error));
-        }
-        if (member == null && silentNanos < node.config().failureTimeout().toNanos()) {
+        node.membership().remove(member, "no answer for " + (silentNanos / 1_000_000) + " ms: " + why);
+        lastAnswerNanos.remove(member.nodeId());
+    }
+
+    /** A seed or a member known by hearsay did not answer: forgotten (hearsay) or logged once (seeds) after the timeout. */
+    private void onSilentAddress(String address, long now, Throwable error) {
+        long since = silentAddresses.computeIfAbsent(address, k -> now);
+        if (now - since < node.config().failureTimeout().toNanos()) {
             return;
         }
-        if (hearsay.remove(id) == null && member == null && seedFailuresLogged.putIfAbsent(id, now) == null) {
-            LOG.info("[{}] ring peer {} does not answer ({}); will keep trying", node.self().id(), id, rootMessage(error));
+        boolean wasHearsay = hearsay.values().removeIf(m -> m.id().equals(address));
+        if (!wasHearsay && seedFailuresLogged.putIfAbsent(address, now) == null) {
+            LOG.info("[{}] ring peer {} does not answer ({}); will keep trying", node.self().id(), address,
+                    rootMessage(error));
         }
-        lastAnswerNanos.remove(id);
+        silentAddresses.remove(address);
     }
 
     private static String rootMessage(Throwable error) {

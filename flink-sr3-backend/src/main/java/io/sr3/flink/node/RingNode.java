@@ -11,6 +11,7 @@ import io.sr3.flink.ring.Member;
 import io.sr3.flink.ring.MemberCodec;
 import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockStore;
+import io.sr3.flink.store.NodeIdentity;
 import io.sr3.flink.transport.ErrorCode;
 import io.sr3.flink.transport.Frame;
 import io.sr3.flink.transport.MessageType;
@@ -22,6 +23,7 @@ import org.apache.flink.annotation.VisibleForTesting;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
@@ -63,6 +65,8 @@ public final class RingNode implements AutoCloseable {
     private final Member self;
     private final Membership membership;
     private final BlockStore store;
+    /** The persistent id and lock of this node's store directory; null for a client, which stores nothing. */
+    @Nullable private final NodeIdentity identity;
     private final EventLoopGroup eventLoops;
     private final ExecutorService ioExecutor;
     private final ScheduledExecutorService scheduler;
@@ -88,15 +92,24 @@ public final class RingNode implements AutoCloseable {
         this.scheduler = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("sr3-detector", true));
         this.maintenance = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("sr3-maintenance", true));
         TransportServer boundServer = null;
+        NodeIdentity identity = null;
         try {
             NodeRequestHandler handler = new NodeRequestHandler(this);
             boundServer = TransportServer.start(eventLoops, config.host(), config.ports().iterator(), config.secret(),
                     config.maxFrameSize(), handler, ioExecutor);
             this.server = boundServer;
-            this.self = new Member(config.host(), server.address().getPort(), config.zone());
+            int port = server.address().getPort();
             Path storeDir = config.storeDirectory() != null
                     ? config.storeDirectory()
-                    : Paths.get(System.getProperty("java.io.tmpdir"), "sr3-store", self.host() + "_" + self.port());
+                    : Paths.get(System.getProperty("java.io.tmpdir"), "sr3-store", config.host() + "_" + port);
+            if (config.role() == RingRole.CLIENT) {
+                this.identity = null;
+                this.self = new Member(config.host(), port, config.zone()); // never a member: no identity to keep
+            } else {
+                identity = NodeIdentity.open(storeDir);
+                this.identity = identity;
+                this.self = new Member(identity.nodeId(), config.host(), port, config.zone());
+            }
             this.store = new BlockStore(storeDir, config.fsync(), config.storeMaxBytes());
             // A client is never a member: not even of its own placement snapshot.
             this.membership = new Membership(config.role() == RingRole.CLIENT ? null : self, config.virtualNodes());
@@ -106,6 +119,9 @@ public final class RingNode implements AutoCloseable {
         } catch (IOException | RuntimeException e) {
             if (boundServer != null) {
                 boundServer.close();
+            }
+            if (identity != null) {
+                identity.close();
             }
             shutdownThreads();
             throw e;
@@ -337,7 +353,7 @@ public final class RingNode implements AutoCloseable {
      */
     public CompletableFuture<byte[]> relay(RelayRequest request) {
         List<String> route = request.route();
-        if (!route.isEmpty() && Member.fromId(route.get(0)).sameNode(self)) {
+        if (!route.isEmpty() && route.get(0).equals(self.id())) {
             return relay(request.next()); // a route through this node itself costs nothing
         }
         if (route.isEmpty()) {
@@ -371,7 +387,7 @@ public final class RingNode implements AutoCloseable {
 
     /** Whether {@code peer} answers a probe within {@code deadline}; never completes exceptionally. */
     public CompletableFuture<Boolean> answers(Member peer, Duration deadline) {
-        if (peer.sameNode(self)) {
+        if (peer.sameNode(self) || peer.id().equals(self.id())) {
             return CompletableFuture.completedFuture(isRunning());
         }
         return ping(peer.address(), deadline).handle((members, error) -> error == null);
@@ -417,6 +433,13 @@ public final class RingNode implements AutoCloseable {
         server.close();
         client.close();
         shutdownThreads();
+        if (identity != null) {
+            try {
+                identity.close();
+            } catch (IOException e) {
+                LOG.warn("[{}] could not release the store directory {}: {}", self.id(), store.directory(), e.toString());
+            }
+        }
         LOG.info("[{}] sr3 ring node stopped", self.id());
     }
 

@@ -40,16 +40,16 @@ public final class ConsistentHash {
         this.virtualNodes = virtualNodes;
         Map<String, Member> byId = new LinkedHashMap<>();
         for (Member member : members) {
-            byId.put(member.id(), member);
+            byId.put(member.nodeId(), member);
         }
         List<Member> sorted = new ArrayList<>(byId.values());
-        sorted.sort((a, b) -> a.id().compareTo(b.id()));
+        sorted.sort((a, b) -> a.nodeId().compareTo(b.nodeId()));
         this.members = Collections.unmodifiableList(sorted);
         TreeMap<Long, Member> ring = new TreeMap<>();
         for (Member member : sorted) {
             for (int i = 0; i < virtualNodes; i++) {
-                // On the rare token collision the smaller id keeps the token, on every node alike.
-                ring.putIfAbsent(hash(member.id() + "#" + i), member);
+                // On the rare token collision the smaller node id keeps the token, on every node alike.
+                ring.putIfAbsent(hash(member.nodeId() + "#" + i), member);
             }
         }
         this.tokens = Collections.unmodifiableNavigableMap(ring);
@@ -63,7 +63,7 @@ public final class ConsistentHash {
         return new ConsistentHash(newMembers, virtualNodes);
     }
 
-    /** The members, sorted by id. */
+    /** The members, sorted by node id. */
     public List<Member> members() {
         return members;
     }
@@ -90,7 +90,7 @@ public final class ConsistentHash {
         Set<String> seen = new HashSet<>();
         long position = hash(key);
         for (Member member : tokens.tailMap(position, true).values()) {
-            if (seen.add(member.id())) {
+            if (seen.add(member.nodeId())) {
                 order.add(member);
             }
         }
@@ -98,7 +98,7 @@ public final class ConsistentHash {
             if (order.size() == members.size()) {
                 break;
             }
-            if (seen.add(member.id())) {
+            if (seen.add(member.nodeId())) {
                 order.add(member);
             }
         }

@@ -4,27 +4,40 @@ import java.net.InetSocketAddress;
 import java.util.Objects;
 
 /**
- * A ring node as peers see it: where it listens and which failure zone it is in.
+ * A ring node as peers see it: who it is, where it listens and which failure zone it is in.
  *
- * <p>The id is {@code host:port}, unique among live nodes because no two processes can listen on
- * the same address; a node restarted on the same address is the same member with an empty store,
- * which replica fallback handles.
+ * <p>Identity is the {@code nodeId}: a storage node keeps it in its store directory, so a node
+ * restarted with its disk, on the same or a new address, is the same member with the same blocks
+ * (placement hashes the node id, and manifests name holders by it). The {@link #id()} is the
+ * address, {@code host:port}, used to connect and in log lines. A record made from an address
+ * alone ({@link #fromId}, the three-argument constructor: seeds, relay hops, clients) takes the
+ * address as its node id.
  *
+ * @param nodeId the persistent identity of the node
  * @param host the address peers connect to
  * @param port the ring port
  * @param zone the failure zone ({@code sr3.ring.zone}); empty when not configured
  */
-public record Member(String host, int port, String zone) {
+public record Member(String nodeId, String host, int port, String zone) {
 
     public Member {
+        Objects.requireNonNull(nodeId, "nodeId");
         Objects.requireNonNull(host, "host");
         Objects.requireNonNull(zone, "zone");
+        if (nodeId.isBlank()) {
+            throw new IllegalArgumentException("Member node id must not be blank");
+        }
         if (host.isBlank()) {
             throw new IllegalArgumentException("Member host must not be blank");
         }
         if (port <= 0 || port > 65535) {
             throw new IllegalArgumentException("Member port must be in 1..65535, was " + port);
         }
+    }
+
+    /** A member known by its address only: its node id is the address. */
+    public Member(String host, int port, String zone) {
+        this(host + ":" + port, host, port, zone);
     }
 
     /** Parses the {@code host:port} form of {@link #id()}; the zone is unknown (empty). */
@@ -40,6 +53,7 @@ public record Member(String host, int port, String zone) {
         }
     }
 
+    /** The address, {@code host:port}. */
     public String id() {
         return host + ":" + port;
     }
@@ -48,18 +62,24 @@ public record Member(String host, int port, String zone) {
         return new InetSocketAddress(host, port);
     }
 
-    /** The zone replicas should be spread over; without a configured zone each node is its own. */
-    public String effectiveZone() {
-        return zone.isEmpty() ? "node:" + id() : zone;
+    /** The same node at another address (it restarted elsewhere with its store). */
+    public Member at(String newHost, int newPort) {
+        return new Member(nodeId, newHost, newPort, zone);
     }
 
-    /** Same node, whatever zone a record claims: identity is the address. */
+    /** The zone replicas should be spread over; without a configured zone each node is its own. */
+    public String effectiveZone() {
+        return zone.isEmpty() ? "node:" + nodeId : zone;
+    }
+
+    /** Same node, whatever address or zone a record claims: identity is the node id. */
     public boolean sameNode(Member other) {
-        return other != null && host.equals(other.host) && port == other.port;
+        return other != null && nodeId.equals(other.nodeId);
     }
 
     @Override
     public String toString() {
-        return zone.isEmpty() ? id() : id() + "@" + zone;
+        String text = nodeId.equals(id()) ? id() : id() + "[" + nodeId + "]";
+        return zone.isEmpty() ? text : text + "@" + zone;
     }
 }

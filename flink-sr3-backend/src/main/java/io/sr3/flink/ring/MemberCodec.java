@@ -11,7 +11,8 @@ import java.util.List;
  *
  * <pre>
  * member list:  count i32 | member*
- * member:       hostLength u16 | host utf8 | port i32 | zoneLength u16 | zone utf8
+ * member:       nodeIdLength u16 | nodeId utf8 | hostLength u16 | host utf8 | port i32
+ *               | zoneLength u16 | zone utf8
  * </pre>
  */
 public final class MemberCodec {
@@ -29,15 +30,17 @@ public final class MemberCodec {
     private static byte[] encode(Collection<Member> members, boolean withCount) {
         int size = withCount ? 4 : 0;
         for (Member m : members) {
-            size += 2 + utf8(m.host()).length + 4 + 2 + utf8(m.zone()).length;
+            size += 2 + utf8(m.nodeId()).length + 2 + utf8(m.host()).length + 4 + 2 + utf8(m.zone()).length;
         }
         ByteBuffer buffer = ByteBuffer.allocate(size);
         if (withCount) {
             buffer.putInt(members.size());
         }
         for (Member m : members) {
+            byte[] nodeId = utf8(m.nodeId());
             byte[] host = utf8(m.host());
             byte[] zone = utf8(m.zone());
+            buffer.putShort((short) nodeId.length).put(nodeId);
             buffer.putShort((short) host.length).put(host).putInt(m.port()).putShort((short) zone.length).put(zone);
         }
         return buffer.array();
@@ -61,12 +64,23 @@ public final class MemberCodec {
     }
 
     private static Member read(ByteBuffer buffer) {
-        byte[] host = new byte[buffer.getShort() & 0xFFFF];
-        buffer.get(host);
+        String nodeId = readString(buffer);
+        String host = readString(buffer);
         int port = buffer.getInt();
-        byte[] zone = new byte[buffer.getShort() & 0xFFFF];
-        buffer.get(zone);
-        return new Member(new String(host, StandardCharsets.UTF_8), port, new String(zone, StandardCharsets.UTF_8));
+        String zone = readString(buffer);
+        return new Member(nodeId, host, port, zone);
+    }
+
+    /** A u16-length-prefixed string, its length checked against the bytes left before anything is allocated. */
+    private static String readString(ByteBuffer buffer) {
+        int length = buffer.getShort() & 0xFFFF;
+        if (length > buffer.remaining()) {
+            throw new IllegalArgumentException("Member record claims a " + length + "-byte field with "
+                    + buffer.remaining() + " bytes left");
+        }
+        byte[] bytes = new byte[length];
+        buffer.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
     }
 
     private static byte[] utf8(String s) {

@@ -45,7 +45,7 @@ public final class Membership {
     @GuardedBy("lock")
     private final Set<String> suspected = new LinkedHashSet<>();
 
-    /** Removed members by id, with the {@link #nanoClock} time of their removal. */
+    /** Removed members by node id, with the {@link #nanoClock} time of their removal. */
     @GuardedBy("lock")
     private final Map<String, Departure> departed = new LinkedHashMap<>();
 
@@ -65,7 +65,7 @@ public final class Membership {
         this.self = self;
         this.nanoClock = nanoClock;
         if (self != null) {
-            live.put(self.id(), self);
+            live.put(self.nodeId(), self);
         }
         this.ring = ConsistentHash.of(live.values(), virtualNodes);
     }
@@ -86,18 +86,43 @@ public final class Membership {
 
     public boolean isLive(Member member) {
         synchronized (lock) {
-            return live.containsKey(member.id());
+            return live.containsKey(member.nodeId());
+        }
+    }
+
+    /**
+     * The live record of the node {@code member} names, with its current address; {@code member}
+     * itself when the node is not live. Manifests record holders as they were when written: a
+     * holder that restarted on a new address is reached through this.
+     */
+    public Member current(Member member) {
+        synchronized (lock) {
+            Member record = live.get(member.nodeId());
+            return record != null ? record : member;
+        }
+    }
+
+    /** The live members listening on {@code hostPort}: normally one, two while a restarted node replaces its old record. */
+    public List<Member> at(String hostPort) {
+        synchronized (lock) {
+            List<Member> found = new ArrayList<>(1);
+            for (Member m : live.values()) {
+                if (m.id().equals(hostPort)) {
+                    found.add(m);
+                }
+            }
+            return found;
         }
     }
 
     /** Whether a member's last probe went unanswered; false for members that are not live. */
     public boolean isSuspected(Member member) {
         synchronized (lock) {
-            return suspected.contains(member.id());
+            return suspected.contains(member.nodeId());
         }
     }
 
-    /** Ids of the suspected members. */
+    /** Node ids of the suspected members. */
     public Set<String> suspected() {
         synchronized (lock) {
             return Set.copyOf(suspected);
@@ -107,9 +132,9 @@ public final class Membership {
     /** Adds a member that answered (and ends any suspicion of it); returns true if it was not live before. */
     public boolean add(Member member) {
         synchronized (lock) {
-            boolean wasSuspected = suspected.remove(member.id());
-            departed.remove(member.id());
-            Member previous = live.put(member.id(), member);
+            boolean wasSuspected = suspected.remove(member.nodeId());
+            Departure departure = departed.remove(member.nodeId());
+            Member previous = live.put(member.nodeId(), member);
             if (wasSuspected && previous != null) {
                 LOG.info("[{}] ring member {} answers again; no longer suspected", selfName(), member);
             }
@@ -117,8 +142,13 @@ public final class Membership {
                 return false;
             }
             ring = ring.withMembers(live.values());
-            if (previous == null) {
+            if (previous == null && departure != null) {
+                LOG.info("[{}] ring member rejoined with its store: {} (was {}; ring size {})", selfName(), member,
+                        departure.member().id(), live.size());
+            } else if (previous == null) {
                 LOG.info("[{}] ring member joined: {} (ring size {})", selfName(), member, live.size());
+            } else if (!previous.id().equals(member.id())) {
+                LOG.info("[{}] ring member {} moved from {} to {}", selfName(), member.nodeId(), previous.id(), member.id());
             }
             return previous == null;
         }
@@ -127,10 +157,10 @@ public final class Membership {
     /** Marks a live member whose probe went unanswered; returns true if it was not suspected before. */
     public boolean suspect(Member member, String why) {
         synchronized (lock) {
-            if ((self != null && self.sameNode(member)) || !live.containsKey(member.id())) {
+            if ((self != null && self.sameNode(member)) || !live.containsKey(member.nodeId())) {
                 return false;
             }
-            if (!suspected.add(member.id())) {
+            if (!suspected.add(member.nodeId())) {
                 return false;
             }
             LOG.info("[{}] ring member {} suspected ({}); reads and writes skip it until it answers", selfName(), member,
@@ -145,13 +175,13 @@ public final class Membership {
             if (self != null && self.sameNode(member)) {
                 return false;
             }
-            Member removed = live.remove(member.id());
+            Member removed = live.remove(member.nodeId());
             if (removed == null) {
                 return false;
             }
-            suspected.remove(member.id());
+            suspected.remove(member.nodeId());
             forgetOldDepartures();
-            departed.put(member.id(), new Departure(removed, nanoClock.getAsLong()));
+            departed.put(member.nodeId(), new Departure(removed, nanoClock.getAsLong()));
             ring = ring.withMembers(live.values());
             LOG.warn("[{}] ring member removed: {} ({}); ring size {}", selfName(), member, why, live.size());
             return true;

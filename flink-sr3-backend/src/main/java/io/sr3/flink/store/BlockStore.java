@@ -78,7 +78,7 @@ public final class BlockStore {
             for (Path file : files) {
                 if (file.getFileName().toString().startsWith(TEMP_PREFIX)) {
                     Files.deleteIfExists(file);
-                } else {
+                } else if (!file.getFileName().toString().startsWith(NodeIdentity.FILE_PREFIX)) {
                     existing += Files.size(file);
                 }
             }
@@ -252,7 +252,7 @@ public final class BlockStore {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, prefix.replace("*", "") + "*")) {
             for (Path file : files) {
                 String name = file.getFileName().toString();
-                if (!name.startsWith(TEMP_PREFIX)) {
+                if (!name.startsWith(TEMP_PREFIX) && !name.startsWith(NodeIdentity.FILE_PREFIX)) {
                     keys.add(name);
                 }
             }

@@ -100,7 +100,7 @@ class ReplicaRepairerTest {
     private static byte[] readAllWithout(List<RingNode> survivors, RingNode absent, Path file, FileSystem fs)
             throws IOException {
         java.util.Map<String, byte[]> setAside = new java.util.HashMap<>();
-        for (String key : absent.store().keys("")) {
+        for (String key : absent.store().keys("")) { // blobs only: the node's identity files are not keys
             setAside.put(key, absent.store().get(key));
             absent.store().delete(key);
         }

@@ -236,6 +236,38 @@ class Sr3DurabilityTest {
     }
 
     @Test
+    void nodesBackOnNewPortsWithTheirStoresAreTheSameMembersAndTheirCopiesCount() throws Exception {
+        ring = TestingRing.start(3, config(), root);
+        Path file = new Path("sr3:///identity-test/" + UUID.randomUUID() + "/f");
+        FileSystem fs = file.getFileSystem();
+        byte[] data = bytes(BLOCK * 4);
+        write(fs, file, data);
+        String[] ids = {ring.node(1).self().nodeId(), ring.node(2).self().nodeId()};
+        String[] oldAddresses = {ring.node(1).self().id(), ring.node(2).self().id()};
+
+        ring.restartOnNewPort(1);
+        ring.restartOnNewPort(2);
+        assertThat(ring.node(1).self().nodeId()).isEqualTo(ids[0]);
+        assertThat(ring.node(2).self().nodeId()).isEqualTo(ids[1]);
+        assertThat(ring.node(1).self().id()).isNotEqualTo(oldAddresses[0]);
+        RingNode reader = ring.node(0);
+        TestingRing.awaitCondition(() -> reader.membership().members().size() == 3
+                && reader.membership().at(oldAddresses[0]).isEmpty() && reader.membership().at(oldAddresses[1]).isEmpty(),
+                "the ring to see both nodes at their new addresses only");
+
+        Manifest manifest = new ManifestStore(reader).live(file.toUri().getPath(), "test");
+        assertThat(manifest).isNotNull();
+        for (Manifest.BlockRef block : manifest.blocks()) {
+            assertThat(block.holders()).as("holders of " + block.key()).hasSize(2)
+                    .allMatch(h -> reader.membership().isLive(h) && reader.membership().current(h).id().equals(h.id()));
+        }
+        for (String key : reader.store().keys("b-")) {
+            reader.store().delete(key); // the writer's copies are gone: only the moved nodes can serve
+        }
+        assertThat(read(fs, file)).isEqualTo(data);
+    }
+
+    @Test
     void aGarbageManifestIsReportedOnceAndRepairAndSweepCarryOn() throws Exception {
         ring = TestingRing.start(3, config(), root);
         Path file = new Path("sr3:///garbage-test/" + UUID.randomUUID() + "/f");

@@ -48,9 +48,18 @@ public final class TestingRing implements AutoCloseable {
      * process restart that keeps its disk. Returns the new node.
      */
     public RingNode restart(int index) throws IOException {
+        return restart(index, nodes.get(index).self().port());
+    }
+
+    /** Stops node {@code index} and starts it again on any free port with the same store: a pod back with a new address. */
+    public RingNode restartOnNewPort(int index) throws IOException {
+        return restart(index, 0);
+    }
+
+    private RingNode restart(int index, int port) throws IOException {
         RingNode old = nodes.get(index);
         old.close();
-        RingNode restarted = RingNode.start(old.config().withPortAndStore(old.self().port(), old.store().directory()));
+        RingNode restarted = RingNode.start(old.config().withPortAndStore(port, old.store().directory()));
         nodes.set(index, restarted);
         return restarted;
     }

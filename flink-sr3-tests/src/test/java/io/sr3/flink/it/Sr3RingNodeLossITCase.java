@@ -4,6 +4,7 @@ import io.sr3.flink.WorkingState;
 import io.sr3.flink.node.BlockUnavailableException;
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.NodeMetrics;
+import io.sr3.flink.node.ReplicasUnreachableException;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.testjob.RunRegistry;
 import io.sr3.flink.testjob.TestJobSpec;
@@ -108,6 +109,9 @@ class Sr3RingNodeLossITCase extends Sr3ClusterTestBase {
                     if (isA(t, BlockUnavailableException.class)) {
                         assertThat(t.getMessage()).contains("(block ");
                     }
+                    if (isA(t, ReplicasUnreachableException.class)) {
+                        assertThat(t.getMessage()).contains("unavailable, not lost");
+                    }
                 });
     }
 
@@ -134,8 +138,10 @@ class Sr3RingNodeLossITCase extends Sr3ClusterTestBase {
         return sums;
     }
 
+    /** Lost, or unavailable because its holders are stopped (they may come back, so it is not reported missing). */
     private static boolean isLostState(Throwable t) {
-        return isA(t, BlockUnavailableException.class) || isA(t, FileNotFoundException.class);
+        return isA(t, BlockUnavailableException.class) || isA(t, FileNotFoundException.class)
+                || isA(t, ReplicasUnreachableException.class);
     }
 
     /** Also true for a {@link SerializedThrowable} standing in for such an exception. */

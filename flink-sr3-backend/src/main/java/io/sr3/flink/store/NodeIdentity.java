@@ -1,0 +1,119 @@
+package io.sr3.flink.store;
+
+import javax.annotation.concurrent.ThreadSafe;
+
+import java.io.IOException;
+import java.nio.channels.FileChannel;
+import java.nio.channels.FileLock;
+import java.nio.channels.OverlappingFileLockException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The persistent identity of a storage node, kept in its store directory (the model is HDFS's
+ * storage id and Cassandra's host id): written once at the first start, read at every start after,
+ * so a node that restarts with its disk, on any address, is the same member with the same blocks.
+ *
+ * <p>While a node runs it holds a lock on the directory, so two nodes (two processes, or two nodes
+ * of one JVM) can never share a store and an identity.
+ *
+ * <pre>
+ * sr3-node.id:   "sr3-node-id v1 " nodeId "\n"      nodeId: "n" + 16 hex digits
+ * sr3-node.lock: empty; locked while the node runs
+ * </pre>
+ */
+@ThreadSafe
+public final class NodeIdentity implements AutoCloseable {
+
+    /** Names of the identity's files start with this; the block store skips them. */
+    static final String FILE_PREFIX = "sr3-node.";
+    static final String ID_FILE = FILE_PREFIX + "id";
+    static final String LOCK_FILE = FILE_PREFIX + "lock";
+    private static final Pattern FORMAT = Pattern.compile("sr3-node-id v1 (n[0-9a-f]{16})\n");
+
+    private final String nodeId;
+    private final FileChannel lockChannel;
+    private final FileLock lock;
+
+    private NodeIdentity(String nodeId, FileChannel lockChannel, FileLock lock) {
+        this.nodeId = nodeId;
+        this.lockChannel = lockChannel;
+        this.lock = lock;
+    }
+
+    /**
+     * Locks {@code storeDirectory} and reads its node id, creating one if the store is new.
+     *
+     * @throws IOException if another node uses the directory, or its id file is damaged
+     */
+    public static NodeIdentity open(Path storeDirectory) throws IOException {
+        Files.createDirectories(storeDirectory);
+        FileChannel channel = FileChannel.open(storeDirectory.resolve(LOCK_FILE), StandardOpenOption.CREATE,
+                StandardOpenOption.WRITE);
+        FileLock lock;
+        try {
+            lock = channel.tryLock();
+        } catch (OverlappingFileLockException e) {
+            lock = null;
+        }
+        if (lock == null) {
+            channel.close();
+            throw new IOException("sr3 store directory " + storeDirectory + " is in use by another ring node (in this "
+                    + "or another process): every node needs a store directory of its own (sr3.store.dir)");
+        }
+        try {
+            return new NodeIdentity(readOrCreate(storeDirectory), channel, lock);
+        } catch (IOException | RuntimeException e) {
+            lock.release();
+            channel.close();
+            throw e;
+        }
+    }
+
+    private static String readOrCreate(Path directory) throws IOException {
+        Path file = directory.resolve(ID_FILE);
+        if (Files.exists(file)) {
+            String content = Files.readString(file, StandardCharsets.UTF_8);
+            Matcher matcher = FORMAT.matcher(content);
+            if (!matcher.matches()) {
+                throw new IOException("sr3 node id file " + file + " is damaged (" + content.length() + " bytes, not '"
+                        + "sr3-node-id v1 n<16 hex digits>'): the store's blocks cannot be attributed to a node. Restore "
+                        + "the file, or move the directory away to start this node with an empty store.");
+            }
+            return matcher.group(1);
+        }
+        String nodeId = "n" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+        Path temp = directory.resolve(ID_FILE + ".new");
+        Files.writeString(temp, "sr3-node-id v1 " + nodeId + "\n", StandardCharsets.UTF_8);
+        try (FileChannel sync = FileChannel.open(temp, StandardOpenOption.WRITE)) {
+            sync.force(true);
+        }
+        try {
+            Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);
+        } catch (AtomicMoveNotSupportedException e) {
+            Files.move(temp, file);
+        }
+        return nodeId;
+    }
+
+    public String nodeId() {
+        return nodeId;
+    }
+
+    /** Releases the directory. */
+    @Override
+    public void close() throws IOException {
+        try {
+            lock.release();
+        } finally {
+            lockChannel.close();
+        }
+    }
+}

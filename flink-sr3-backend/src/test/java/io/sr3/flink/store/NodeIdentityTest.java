@@ -1,0 +1,61 @@
+package io.sr3.flink.store;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** A store directory keeps its node id across restarts, belongs to one running node, and a damaged id is refused. */
+class NodeIdentityTest {
+
+    @TempDir Path dir;
+
+    @Test
+    void theIdSurvivesARestartAndANewStoreGetsANewOne(@TempDir Path other) throws IOException {
+        String first;
+        try (NodeIdentity identity = NodeIdentity.open(dir)) {
+            first = identity.nodeId();
+        }
+        try (NodeIdentity again = NodeIdentity.open(dir); NodeIdentity elsewhere = NodeIdentity.open(other)) {
+            assertThat(again.nodeId()).isEqualTo(first).matches("n[0-9a-f]{16}");
+            assertThat(elsewhere.nodeId()).isNotEqualTo(first);
+        }
+    }
+
+    @Test
+    void aDirectoryInUseIsRefused() throws IOException {
+        try (NodeIdentity running = NodeIdentity.open(dir)) {
+            assertThatThrownBy(() -> NodeIdentity.open(dir))
+                    .isInstanceOf(IOException.class)
+                    .hasMessageContaining(dir.toString())
+                    .hasMessageContaining("in use by another ring node");
+        }
+    }
+
+    @Test
+    void aDamagedIdFileIsRefusedNotReplaced() throws IOException {
+        Files.writeString(dir.resolve(NodeIdentity.ID_FILE), "garbage");
+        assertThatThrownBy(() -> NodeIdentity.open(dir))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("is damaged");
+        assertThat(Files.readString(dir.resolve(NodeIdentity.ID_FILE))).isEqualTo("garbage");
+        try (NodeIdentity afterFailure = NodeIdentity.open(dir.resolve("fresh"))) {
+            assertThat(afterFailure.nodeId()).isNotBlank();
+        }
+    }
+
+    @Test
+    void theBlockStoreDoesNotListTheIdentityFiles() throws IOException {
+        try (NodeIdentity identity = NodeIdentity.open(dir)) {
+            BlockStore store = new BlockStore(dir, false);
+            store.put("b-1", new byte[] {1});
+            assertThat(store.keys("")).containsExactly("b-1");
+            assertThat(store.bytesStored()).isEqualTo(BlockStore.HEADER_SIZE + 1L);
+        }
+    }
+}
