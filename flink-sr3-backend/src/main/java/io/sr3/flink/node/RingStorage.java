@@ -166,6 +166,16 @@ public final class RingStorage {
         throw new BlockUnavailableException(description, key, failures);
     }
 
+    /**
+     * How long after its removal a member still counts as a possible holder of keys nobody live
+     * holds: {@code sr3.repair.delay} plus the failure detector's timeout. By then repair has
+     * copied what it held to live nodes, unless none of them held it either; a key all of whose
+     * holders stay away longer reads as absent. (The orphan sweep waits the longer grace period.)
+     */
+    private java.time.Duration mayHoldOnlyCopiesFor() {
+        return node.config().durability().repairDelay().plus(node.config().failureTimeout());
+    }
+
     /** One node's copy of a blob read by key alone. */
     public record Copy(Member holder, byte[] data) {}
 
@@ -177,9 +187,8 @@ public final class RingStorage {
      *
      * <p>An empty list means the key is absent for certain: at least {@code known - quorum + 1}
      * nodes answered that they do not hold it, where {@code known} counts the members (suspected
-     * ones included) and those removed within {@code sr3.store.orphan-grace-period} (they may come
-     * back with their disks), so no copy written to a quorum can be on the others. Reads by key
-     * alone therefore keep working while at most {@code quorum - 1} members left within that time.
+     * ones included) and those removed within {@link #mayHoldOnlyCopiesFor} (they may come back
+     * with their disks), so no copy written to a quorum can be on the others.
      *
      * @throws ReplicasUnreachableException if the key may be held only by nodes that could not be
      *     asked: unavailable, not absent
@@ -218,7 +227,7 @@ public final class RingStorage {
             }
             return copies;
         }
-        for (Membership.Departure departure : node.membership().departedWithin(node.config().orphanGracePeriod())) {
+        for (Membership.Departure departure : node.membership().departedWithin(mayHoldOnlyCopiesFor())) {
             unreachable.put(departure.member().id(), "removed from the ring recently; may come back");
         }
         int known = notFound + unreachable.size();

@@ -146,7 +146,9 @@ class Sr3DurabilityTest {
 
     @Test
     void aFileWhoseHoldersAreUnreachableIsUnavailableNotAbsent() throws Exception {
-        ring = TestingRing.start(3, config(), root);
+        // Removed holders count as possible holders for the repair delay (plus the detector's timeout).
+        NodeConfig config = config().withDurability(config().durability().withRepairDelay(Duration.ofMinutes(1)));
+        ring = TestingRing.start(3, config, root);
         Path file = pathPlacedAwayFromNode0(new Path("sr3:///unavailable-test/" + UUID.randomUUID()));
         FileSystem fs = file.getFileSystem();
         write(fs, file, bytes(BLOCK * 2));
