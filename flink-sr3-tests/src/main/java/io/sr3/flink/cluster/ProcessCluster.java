@@ -77,6 +77,8 @@ public final class ProcessCluster implements AutoCloseable {
     private final int restPort;
     private final List<Integer> seedRingPorts = new ArrayList<>();
     private final List<FlinkProcess> processes = new ArrayList<>();
+    /** Ring port and zone of every TaskManager name ever started: a restart reuses them. */
+    private final Map<String, TaskManagerSlot> taskManagerSlots = new LinkedHashMap<>();
     private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
     private FlinkProcess jobManager;
     private RestClusterClient<StandaloneClusterId> client;
@@ -118,6 +120,9 @@ public final class ProcessCluster implements AutoCloseable {
     // ------------------------------------------------------------------ processes
 
     private void startJobManager() throws Exception {
+        if (client != null) {
+            client.close();
+        }
         Map<String, String> config = commonConfig();
         config.put("jobmanager.bind-host", LOCALHOST);
         config.put("rest.bind-address", LOCALHOST);
@@ -146,6 +151,110 @@ public final class ProcessCluster implements AutoCloseable {
 
     private FlinkProcess startTaskManager(int ringPort, String zone) throws Exception {
         String name = "tm" + (++taskManagersStarted);
+        taskManagerSlots.put(name, new TaskManagerSlot(ringPort, zone));
+        return launchTaskManager(name);
+    }
+
+    /**
+     * Starts a TaskManager that ran before and is dead now, under the same name
+     * ({@code taskmanager.resource-id}), ring port, zone and store directory ({@link #storeDirectory}):
+     * the same node coming back, as after a host reboot.
+     *
+     * @param wipeStore delete the node's store directory first: the node comes back with an empty disk
+     */
+    public FlinkProcess restartTaskManager(String name, boolean wipeStore) throws Exception {
+        if (!taskManagerSlots.containsKey(name)) {
+            throw new IllegalArgumentException("No TaskManager named " + name + " was started; known: " + taskManagerSlots.keySet());
+        }
+        if (liveProcess(name) != null) {
+            throw new IllegalStateException("TaskManager " + name + " still runs as " + liveProcess(name));
+        }
+        if (wipeStore) {
+            deleteRecursively(storeDirectory(name));
+        }
+        return launchTaskManager(name);
+    }
+
+    /**
+     * The whole cluster stops at once and comes back: SIGKILLs the JobManager and every live
+     * TaskManager in one go (none of them exits cleanly), then starts the JobManager on the same
+     * ports and every TaskManager that was alive under its name, with its store directory, and
+     * waits until all are registered. Jobs do not survive (there is no high availability): resubmit
+     * them from a retained checkpoint.
+     *
+     * @param newRingPorts give every TaskManager's ring node a new port (a node that moved), and
+     *     seed the ring with the new ones
+     * @return the restarted TaskManagers
+     */
+    public List<FlinkProcess> restartAll(boolean newRingPorts) throws Exception {
+        List<FlinkProcess> taskManagers = liveTaskManagers();
+        List<FlinkProcess> victims = new ArrayList<>(taskManagers);
+        victims.add(jobManager);
+        kill(victims.toArray(new FlinkProcess[0]));
+        if (newRingPorts) {
+            seedRingPorts.clear();
+            for (FlinkProcess tm : taskManagers) {
+                TaskManagerSlot old = taskManagerSlots.get(tm.name);
+                TaskManagerSlot moved = new TaskManagerSlot(freePort(), old.zone());
+                taskManagerSlots.put(tm.name, moved);
+                seedRingPorts.add(moved.ringPort());
+            }
+        }
+        startJobManager();
+        List<FlinkProcess> restarted = new ArrayList<>();
+        for (FlinkProcess tm : taskManagers) {
+            restarted.add(launchTaskManager(tm.name));
+        }
+        awaitRegisteredTaskManagers(restarted.size());
+        return restarted;
+    }
+
+    /** Where the TaskManager of this name keeps its ring store ({@code sr3.store.dir}); it outlives the process. */
+    public Path storeDirectory(String taskManagerName) {
+        return workDir.resolve(taskManagerName).resolve("store");
+    }
+
+    /** The ring addresses ({@code host:port}) the TaskManagers are seeded with: where the ring can be joined. */
+    public List<String> ringSeeds() {
+        return seeds();
+    }
+
+    /**
+     * SIGSTOPs a process this cluster started, by its PID: it keeps its sockets and memory but
+     * answers nothing, like a long GC pause or a frozen VM, until {@link #resume}.
+     */
+    public void pause(FlinkProcess process) throws IOException, InterruptedException {
+        signal(process, "-STOP");
+    }
+
+    /** SIGCONTs a process {@link #pause} stopped. */
+    public void resume(FlinkProcess process) throws IOException, InterruptedException {
+        signal(process, "-CONT");
+    }
+
+    private void signal(FlinkProcess target, String signal) throws IOException, InterruptedException {
+        if (!processes.contains(target)) {
+            throw new IllegalArgumentException(target + " was not started by this cluster");
+        }
+        if (!target.process.isAlive()) {
+            throw new IllegalStateException(target + " is not alive; cannot send " + signal);
+        }
+        Process kill = new ProcessBuilder("kill", signal, String.valueOf(target.process.pid()))
+                .redirectErrorStream(true).start();
+        if (!kill.waitFor(10, TimeUnit.SECONDS)) {
+            kill.destroyForcibly();
+            throw new IllegalStateException("kill " + signal + " " + target + " did not return within 10 s");
+        }
+        if (kill.exitValue() != 0) {
+            throw new IllegalStateException("kill " + signal + " " + target + " exited with " + kill.exitValue() + ": "
+                    + new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+        }
+    }
+
+    private FlinkProcess launchTaskManager(String name) throws Exception {
+        TaskManagerSlot slot = taskManagerSlots.get(name);
+        int ringPort = slot.ringPort();
+        String zone = slot.zone();
         Map<String, String> config = commonConfig();
         config.put("taskmanager.host", LOCALHOST);
         config.put("taskmanager.bind-host", LOCALHOST);
@@ -163,6 +272,7 @@ public final class ProcessCluster implements AutoCloseable {
         config.put("taskmanager.memory.jvm-overhead.max", "64m");
         if (spec.sr3()) {
             config.put("sr3.ring.port", String.valueOf(ringPort));
+            config.put("sr3.store.dir", storeDirectory(name).toString());
             if (!zone.isEmpty()) {
                 config.put("sr3.ring.zone", zone);
             }
@@ -257,8 +367,8 @@ public final class ProcessCluster implements AutoCloseable {
         command.add(dir.toString());
         command.addAll(args);
         Process process = new ProcessBuilder(command)
-                .redirectOutput(dir.resolve("stdout.txt").toFile())
-                .redirectError(dir.resolve("stderr.txt").toFile())
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("stdout.txt").toFile()))
+                .redirectError(ProcessBuilder.Redirect.appendTo(dir.resolve("stderr.txt").toFile()))
                 .start();
         FlinkProcess flinkProcess = new FlinkProcess(name, process, dir);
         processes.add(flinkProcess);
@@ -279,6 +389,16 @@ public final class ProcessCluster implements AutoCloseable {
                 throw new IllegalStateException(victim + " survived SIGKILL for 30 s");
             }
         }
+    }
+
+    /** The live process of this name, or null. */
+    private FlinkProcess liveProcess(String name) {
+        for (FlinkProcess p : processes) {
+            if (p.name.equals(name) && p.process.isAlive()) {
+                return p;
+            }
+        }
+        return null;
     }
 
     /** The TaskManagers started so far that are still alive, oldest first. */
@@ -473,7 +593,7 @@ public final class ProcessCluster implements AutoCloseable {
 
     /**
      * Kills every process this cluster started (SIGKILL, by handle), closes the REST client and
-     * deletes the processes' temp directories (ring stores, RocksDB's native library, blobs) and
+     * deletes the processes' temp and store directories (ring stores, RocksDB's native library, blobs) and
      * {@code file://} checkpoints; each process's {@code config.yaml}, log and stdout/stderr stay.
      */
     @Override
@@ -495,6 +615,7 @@ public final class ProcessCluster implements AutoCloseable {
         for (FlinkProcess p : processes) {
             if (!p.process.isAlive()) {
                 deleteRecursively(p.dir.resolve("tmp"));
+                deleteRecursively(p.dir.resolve("store"));
             }
         }
         deleteRecursively(workDir.resolve("file-checkpoints"));
@@ -510,6 +631,9 @@ public final class ProcessCluster implements AutoCloseable {
             // best effort: a leftover temp directory is not worth failing a test for
         }
     }
+
+    /** What a TaskManager keeps across restarts besides its name and store directory. */
+    private record TaskManagerSlot(int ringPort, String zone) {}
 
     /** One JVM of the cluster. */
     public static final class FlinkProcess {
