@@ -10,14 +10,11 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
-import javax.annotation.concurrent.GuardedBy;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -115,7 +112,7 @@ public final class RingStorage {
             return CompletableFuture.failedFuture(new WriteQuorumException(key, quorum, List.of(),
                     Map.of("ring", "only " + members + " are members"), order.size()));
         }
-        return new ReplicatedWrite(key, data, wanted, quorum, writerFirst, order).start();
+        return new ReplicatedWrite(node, key, data, wanted, quorum, writerFirst, order).start();
     }
 
     /** Blocking form of {@link #write}. */
@@ -211,7 +208,7 @@ public final class RingStorage {
                 placement.add(m);
             }
         }
-        ParallelRead read = new ParallelRead(key, asked, placement);
+        ParallelRead read = new ParallelRead(node, key, asked, placement);
         read.start();
         await(read.done);
         int notFound;
@@ -351,7 +348,7 @@ public final class RingStorage {
     }
 
     /** Whether a node answered that it does not hold a key, locally or over the wire. */
-    private static boolean isNotFound(IOException e) {
+    static boolean isNotFound(IOException e) {
         return e instanceof BlockNotFoundException
                 || (e instanceof RemoteException remote && remote.code() == ErrorCode.NOT_FOUND);
     }
@@ -381,7 +378,7 @@ public final class RingStorage {
         return null;
     }
 
-    private static boolean contains(List<Member> members, Member member) {
+    static boolean contains(List<Member> members, Member member) {
         for (Member m : members) {
             if (m.sameNode(member)) {
                 return true;
@@ -412,157 +409,6 @@ public final class RingStorage {
                 throw io;
             }
             throw new IOException(String.valueOf(cause), cause);
-        }
-    }
-
-    /** The copies of one key on many nodes, asked at once; {@link #done} completes when the answer is certain. */
-    private final class ParallelRead {
-
-        private final String key;
-        private final List<Member> asked;
-        private final List<Member> placement;
-        private final CompletableFuture<Void> done = new CompletableFuture<>();
-        @GuardedBy("this") private final List<Copy> copies = new ArrayList<>();
-        @GuardedBy("this") private final Map<String, String> failures = new LinkedHashMap<>();
-        @GuardedBy("this") private final List<Member> answered = new ArrayList<>();
-        @GuardedBy("this") private int notFound;
-
-        ParallelRead(String key, List<Member> asked, List<Member> placement) {
-            this.key = key;
-            this.asked = asked;
-            this.placement = placement;
-        }
-
-        void start() {
-            if (asked.isEmpty()) {
-                done.complete(null);
-                return;
-            }
-            for (Member member : asked) {
-                node.get(member, key).whenComplete((data, error) -> onAnswer(member, data, error));
-            }
-        }
-
-        private synchronized void onAnswer(Member member, @Nullable byte[] data, @Nullable Throwable error) {
-            answered.add(member);
-            if (error == null) {
-                copies.add(new Copy(member, data));
-            } else {
-                Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-                if (cause instanceof IOException io && isNotFound(io)) {
-                    notFound++;
-                } else {
-                    failures.put(member.id(), String.valueOf(cause.getMessage()));
-                }
-            }
-            if (answered.size() == asked.size() || (!copies.isEmpty() && answeredAll(placement))) {
-                done.complete(null);
-            }
-        }
-
-        @GuardedBy("this")
-        private boolean answeredAll(List<Member> members) {
-            for (Member m : members) {
-                if (!contains(answered, m)) {
-                    return false;
-                }
-            }
-            return true;
-        }
-    }
-
-    /** One write of one blob: parallel to the first replicas, fallback along the ring on failure. */
-    private final class ReplicatedWrite {
-
-        private final String key;
-        private final byte[] data;
-        private final int wanted;
-        private final int quorum;
-        /** Whether nothing else is stored under the key (data blocks), so a failed write may delete its copies. */
-        private final boolean ownKey;
-        private final Deque<Member> spares;
-        private final List<Member> acknowledged = new ArrayList<>();
-        private final Map<String, String> failures = new LinkedHashMap<>();
-        private final CompletableFuture<List<Member>> result = new CompletableFuture<>();
-        private final List<Member> first;
-        private int outstanding;
-
-        ReplicatedWrite(String key, byte[] data, int wanted, int quorum, boolean ownKey, List<Member> order) {
-            this.key = key;
-            this.data = data;
-            this.wanted = wanted;
-            this.quorum = quorum;
-            this.ownKey = ownKey;
-            this.spares = new ArrayDeque<>(order.subList(Math.min(wanted, order.size()), order.size()));
-            this.outstanding = Math.min(wanted, order.size());
-            this.first = List.copyOf(order.subList(0, outstanding));
-        }
-
-        CompletableFuture<List<Member>> start() {
-            if (first.isEmpty()) {
-                result.completeExceptionally(new IOException("No ring node is live to store " + key));
-                return result;
-            }
-            for (Member target : first) {
-                attempt(target);
-            }
-            return result;
-        }
-
-        private void attempt(Member target) {
-            node.put(target, key, data).whenComplete((ignored, error) -> onAnswer(target, error));
-        }
-
-        private void onAnswer(Member target, @Nullable Throwable error) {
-            Member retry = null;
-            synchronized (this) {
-                if (error == null) {
-                    acknowledged.add(target);
-                    node.metrics().bytesWritten.addAndGet(data.length);
-                } else {
-                    Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
-                    failures.put(target.id(), String.valueOf(cause.getMessage()));
-                    retry = spares.poll();
-                }
-                if (retry == null) {
-                    outstanding--;
-                }
-                if (outstanding == 0 && retry == null) {
-                    finish();
-                }
-            }
-            if (retry != null) {
-                LOG.warn("[{}] storing {} on {} failed ({}); using {} instead",
-                        node.self().id(), key, target.id(), failures.get(target.id()), retry.id());
-                attempt(retry);
-            }
-        }
-
-        /** Called once, under this object's lock, when no attempt is outstanding. */
-        private void finish() {
-            if (acknowledged.size() >= wanted) {
-                result.complete(List.copyOf(acknowledged));
-            } else if (acknowledged.size() >= quorum) {
-                node.metrics().underReplicatedWrites.incrementAndGet();
-                LOG.warn("[{}] {} is stored on {} node(s) instead of {} (the write quorum is {}): {}",
-                        node.self().id(), key, acknowledged.size(), wanted, quorum, failures);
-                result.complete(List.copyOf(acknowledged));
-            } else {
-                node.metrics().failedWrites.incrementAndGet();
-                List<String> ids = new ArrayList<>();
-                for (Member m : acknowledged) {
-                    ids.add(m.id());
-                }
-                WriteQuorumException failure = new WriteQuorumException(key, quorum, ids, failures,
-                        node.membership().members().size());
-                LOG.warn("[{}] {}", node.self().id(), failure.getMessage());
-                if (ownKey) {
-                    // The copies that did land belong to no file: remove them now rather than at the next sweep.
-                    // A manifest key may hold an earlier version, which must stay.
-                    deleteOnAsync(key, List.copyOf(acknowledged));
-                }
-                result.completeExceptionally(failure);
-            }
         }
     }
 }

@@ -43,8 +43,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Both modules in one reactor put this checkout's {@code flink-sr3-backend/target/classes} on the
  * processes' classpath; with {@code -pl flink-sr3-tests} alone they run whatever jar the local
  * Maven repository holds, which another build may replace in the middle of a run.
- * {@code -Dsr3.soak.kinds=KILL,PAUSE} picks the kinds ({@code ALL} for every kind; the default
- * leaves out the whole-cluster restarts, see {@link #DEFAULT_KINDS}); {@code -Dsr3.soak.result=FILE} names the
+ * {@code -Dsr3.soak.kinds=KILL,PAUSE} picks the kinds (the default, {@code ALL}, is every kind);
+ * {@code -Dsr3.soak.result=FILE} names the
  * result file. The seed and the whole schedule are printed first, so a failing round can be replayed.
  */
 class Sr3FaultSoakITCase extends ProcessClusterTestBase {
@@ -57,19 +57,8 @@ class Sr3FaultSoakITCase extends ProcessClusterTestBase {
     private static final Duration MIN_PAUSE = Duration.ofMillis(3_000);
     private static final Duration MAX_PAUSE = Duration.ofMillis(7_000);
 
-    /**
-     * The kinds the CI variant runs: every kind but the whole-cluster restarts. After a restart of
-     * every process (same store directories, same ports or new ones) the job resumes exactly and
-     * the census finds every block of every retained checkpoint with 3 intact replicas, but the
-     * ring never reports itself healed: repair scans that run while the ring is still forming
-     * rewrite manifests without the holders that have not rejoined yet, then log "no live replica
-     * left; it cannot be repaired" at every interval and keep {@code auditUnderReplicatedBlocks}
-     * above zero (seed 20261201, round 2), so the round's repair barrier times out. Issue 17 items
-     * 1 (stable identity, block reports) and 4 (start-up safemode) close this; then the default
-     * becomes every kind. Run them now with {@code -Dsr3.soak.kinds=ALL}.
-     */
-    private static final Set<Kind> DEFAULT_KINDS =
-            EnumSet.complementOf(EnumSet.of(Kind.RESTART_ALL, Kind.RESTART_ALL_NEW_PORTS));
+    /** The kinds that run unless {@code -Dsr3.soak.kinds} says otherwise: all of them. */
+    private static final Set<Kind> DEFAULT_KINDS = EnumSet.allOf(Kind.class);
 
     @Test
     void everyRoundIsExactAndNoAcknowledgedCheckpointLosesAByte() throws Exception {

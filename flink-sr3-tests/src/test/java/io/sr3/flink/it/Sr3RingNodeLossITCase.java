@@ -1,5 +1,6 @@
 package io.sr3.flink.it;
 
+import io.sr3.flink.Sr3Options;
 import io.sr3.flink.WorkingState;
 import io.sr3.flink.node.BlockUnavailableException;
 import io.sr3.flink.node.LocalRing;
@@ -21,6 +22,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.io.FileNotFoundException;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 
 import static io.sr3.flink.it.Sr3ITCaseSupport.assertExactResults;
 import static io.sr3.flink.it.Sr3ITCaseSupport.assertSucceeded;
@@ -68,6 +70,53 @@ class Sr3RingNodeLossITCase extends Sr3ClusterTestBase {
         assertThat((after[1] - before[1]) + (after[2] - before[2]))
                 .as("remote reads plus replica fallbacks of the surviving nodes: replicas of the lost node were used")
                 .isPositive();
+    }
+
+    /**
+     * (g) With fewer live nodes than {@code sr3.ring.min-replicas} no checkpoint completes: the
+     * checkpoint fails naming the write quorum, and after a failure the job goes on from the last
+     * checkpoint that had every copy, with an exact result. A seed marks the ring as one of several
+     * processes, where the quorum is never lowered.
+     */
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(WorkingState.class)
+    void aCheckpointBelowTheWriteQuorumFailsAndTheJobGoesOnFromThePreviousOne(WorkingState workingState) throws Exception {
+        int unusedPort;
+        try (java.net.ServerSocket socket = new java.net.ServerSocket(0)) {
+            unusedPort = socket.getLocalPort();
+        }
+        start("below-quorum", workingState, 3, c -> {
+            c.set(Sr3Options.REPLICATION_FACTOR, 3);
+            c.set(Sr3Options.RING_SEEDS, List.of("127.0.0.1:" + unusedPort));
+        });
+        TestJobSpec spec = TestJobSpec.of(runId).withRecords(6_000, 1_500).withFailure(FailureMode.WHEN_ARMED, 0);
+        RunRegistry.Run run = RunRegistry.run(runId);
+        List<RingNode> nodes = cluster.nodes();
+        JobID job = cluster.submit(spec, 2, cluster.jobConfiguration(Sr3TestCluster::manualCheckpointsOnly));
+        String complete = checkpointAndAwaitNotification(job, run, 2);
+
+        nodes.get(2).close();
+        Sr3TestCluster.awaitCondition("the ring to drop the stopped node", Sr3TestCluster.JOB_TIMEOUT,
+                () -> nodes.get(0).membership().members().size() == 2);
+        java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
+                java.util.concurrent.ExecutionException.class,
+                () -> cluster.miniCluster().triggerCheckpoint(job).get(Sr3TestCluster.JOB_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS));
+        assertThat(causeTree(refused)).as("why the checkpoint failed").anySatisfy(t ->
+                assertThat(String.valueOf(t.getMessage())).contains("sr3.ring.min-replicas"));
+        assertThat(nodes.get(0).metrics().failedWrites.get() + nodes.get(1).metrics().failedWrites.get()).isPositive();
+
+        run.armFailure();
+        Sr3TestCluster.awaitCondition("a restore from " + complete, Sr3TestCluster.JOB_TIMEOUT,
+                () -> run.restoredStarts() > 0);
+        // The job can only finish once a checkpoint completes again (Flink checkpoints finished tasks).
+        RingNode back = RingNode.start(nodes.get(2).config().withPortAndStore(0, nodes.get(2).store().directory()));
+        try {
+            JobResult result = cluster.awaitResult(job);
+            assertSucceeded(result, run);
+            assertExactResults(spec);
+        } finally {
+            back.close();
+        }
     }
 
     /** (f) Two of three nodes stop (replication factor 2): the restore must fail loudly, never use wrong state. */
