@@ -32,6 +32,9 @@ final class RingMetrics {
         gauge(group, "bytesReadRemote", node -> node.metrics().bytesReadRemote.get());
         gauge(group, "replicaFallbacks", node -> node.metrics().replicaFallbacks.get());
         gauge(group, "underReplicatedWrites", node -> node.metrics().underReplicatedWrites.get());
+        gauge(group, "failedWrites", node -> node.metrics().failedWrites.get());
+        gauge(group, "suspectedMembers", node -> node.membership().suspected().size());
+        gauge(group, "corruptManifests", node -> node.metrics().corruptManifests.get());
         gauge(group, "underReplicatedBlocks", node -> node.metrics().underReplicatedBlocks.get());
         gauge(group, "blocksReReplicated", node -> node.metrics().blocksReReplicated.get());
         gauge(group, "bytesReReplicated", node -> node.metrics().bytesReReplicated.get());

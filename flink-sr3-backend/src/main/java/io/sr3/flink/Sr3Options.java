@@ -92,6 +92,15 @@ public final class Sr3Options {
                             + "sr3.ring.replication-factor. Default: the replication factor. A ring of one process "
                             + "(no sr3.ring.seeds, e.g. a MiniCluster) keeps as many copies as it has nodes.");
 
+    public static final ConfigOption<String> RING_CLUSTER_ID =
+            ConfigOptions.key("sr3.ring.cluster-id")
+                    .stringType()
+                    .noDefaultValue()
+                    .withDescription("Name of the cluster this ring belongs to. A new store directory records it, "
+                            + "and a node whose store directory records another cluster refuses to start, so two "
+                            + "clusters' checkpoints never mix in one store. Default: kubernetes.cluster-id, else "
+                            + "high-availability.cluster-id if set; no check without either.");
+
     public static final ConfigOption<String> RING_ZONE =
             ConfigOptions.key("sr3.ring.zone")
                     .stringType()
@@ -260,7 +269,7 @@ public final class Sr3Options {
     /** All options, in the order the README lists them. */
     public static List<ConfigOption<?>> all() {
         List<ConfigOption<?>> all = new ArrayList<>(List.of(WORKING_STATE, RING_HOST, RING_PORT, RING_SEEDS,
-                REPLICATION_FACTOR, MIN_REPLICAS, RING_ZONE, RING_ROLE, RING_VIRTUAL_NODES, FAILURE_DETECTOR_INTERVAL,
+                REPLICATION_FACTOR, MIN_REPLICAS, RING_CLUSTER_ID, RING_ZONE, RING_ROLE, RING_VIRTUAL_NODES, FAILURE_DETECTOR_INTERVAL,
                 FAILURE_DETECTOR_TIMEOUT, REPAIR_INTERVAL, REPAIR_DELAY, BLOCK_SIZE, STORE_DIR, STORE_FSYNC,
                 STORE_MAX_SIZE, ORPHAN_GRACE_PERIOD, TOMBSTONE_RETENTION, TRANSPORT_SECRET, MAX_FRAME_SIZE, REQUEST_TIMEOUT, RESTORE_STRATEGY,
                 RESTORE_TREE_FAN_IN, RESTORE_MAX_CONCURRENT_FETCHES, RESTORE_PREFETCH_MAX_SIZE));
@@ -366,7 +375,7 @@ public final class Sr3Options {
                 storeMaxBytes,
                 orphanGrace,
                 new RestoreSettings(strategy.forced(), fanIn, fetches, prefetch.getBytes()),
-                new DurabilitySettings(minReplicas, repairDelay, tombstoneRetention));
+                new DurabilitySettings(minReplicas, repairDelay, tombstoneRetention, clusterId(config, raw)));
     }
 
     /**
@@ -386,6 +395,23 @@ public final class Sr3Options {
             base = tmpDirs.split("[," + java.util.regex.Pattern.quote(java.io.File.pathSeparator) + "]")[0];
         }
         return Paths.get(base, "sr3-store-" + resourceId.replaceAll("[^A-Za-z0-9._-]", "_")).toString();
+    }
+
+    /** {@code sr3.ring.cluster-id}, else the deployment's own cluster id if one is set; null for none. */
+    @javax.annotation.Nullable
+    private static String clusterId(ReadableConfig config, Map<String, String> raw) {
+        String id = config.getOptional(RING_CLUSTER_ID).orElse(null);
+        if (id == null) {
+            id = raw.get("kubernetes.cluster-id");
+        }
+        if (id == null) {
+            id = raw.get("high-availability.cluster-id");
+        }
+        if (id == null) {
+            return null;
+        }
+        check(!id.isBlank() && id.trim().matches("\\S+"), RING_CLUSTER_ID, raw, "must be non-empty and without whitespace");
+        return id.trim();
     }
 
     private static String host(ReadableConfig config, List<String> seeds) {

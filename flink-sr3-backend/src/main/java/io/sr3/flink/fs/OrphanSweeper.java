@@ -12,8 +12,10 @@ import javax.annotation.concurrent.NotThreadSafe;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.LongSupplier;
 
@@ -23,8 +25,12 @@ import java.util.function.LongSupplier;
  * the repair made of a file deleted meanwhile), and its tombstones older than
  * {@code sr3.store.tombstone-retention}.
  *
- * <p>A block is deleted only when its absence from every manifest is certain, because deleting a
- * referenced block turns a temporary outage into permanent loss:
+ * <p>It also trims surplus copies: a block the newest manifest references, but without this node
+ * among its holders and with at least the replication factor of live holders listed (this node
+ * returned after repair had copied the block elsewhere).
+ *
+ * <p>A block is deleted only when its absence from every manifest (or its surplus) is certain,
+ * because deleting a referenced block turns a temporary outage into permanent loss:
  * <ul>
  *   <li>the block is older than {@code sr3.store.orphan-grace-period} (a file's blocks are stored
  *       before its manifest);
@@ -91,12 +97,14 @@ final class OrphanSweeper implements Runnable {
             unreferencedBefore = Set.of();
             return 0;
         }
-        Set<String> referenced = referencedBlocks();
+        Map<String, Manifest.BlockRef> referenced = referencedBlocks();
         Set<String> unreferenced = new HashSet<>();
         long swept = 0;
+        long trimmed = 0;
         long bytes = 0;
         for (String key : candidates) {
-            if (referenced.contains(key)) {
+            Manifest.BlockRef block = referenced.get(key);
+            if (block != null && !isSurplus(block)) {
                 continue;
             }
             if (!unreferencedBefore.contains(key)) {
@@ -105,21 +113,27 @@ final class OrphanSweeper implements Runnable {
             }
             long size = node.store().sizeOnDisk(key);
             node.store().delete(key);
-            swept++;
+            if (block == null) {
+                swept++;
+            } else {
+                trimmed++;
+            }
             bytes += size;
         }
         unreferencedBefore = unreferenced;
-        if (swept > 0) {
+        if (swept + trimmed > 0) {
             node.metrics().orphanBlocksSwept.addAndGet(swept);
+            node.metrics().surplusBlocksTrimmed.addAndGet(trimmed);
             node.metrics().orphanBytesSwept.addAndGet(bytes);
-            LOG.info("[{}] deleted {} orphaned block(s) ({} bytes) that no manifest referenced in two sweeps",
-                    node.self().id(), swept, bytes);
+            LOG.info("[{}] deleted {} orphaned block(s) that no manifest referenced and {} surplus cop{} that the "
+                    + "manifest no longer lists beside enough live ones, in two sweeps ({} bytes)", node.self().id(),
+                    swept, trimmed, trimmed == 1 ? "y" : "ies", bytes);
         }
         if (!unreferenced.isEmpty()) {
             LOG.debug("[{}] {} block(s) unreferenced for the first time; deleted next sweep if still so",
                     node.self().id(), unreferenced.size());
         }
-        return swept;
+        return swept + trimmed;
     }
 
     /** Why this node's view of the ring is not complete enough to delete anything, or null. */
@@ -143,13 +157,31 @@ final class OrphanSweeper implements Runnable {
         return null;
     }
 
-    /** Every block the newest manifest of any key on any member references. */
-    private Set<String> referencedBlocks() throws IOException {
+    /**
+     * Whether this node's copy of a referenced block is surplus: the newest manifest does not list
+     * this node, and lists at least the replication factor of live holders (a node that returned
+     * after repair had copied its blocks elsewhere).
+     */
+    private boolean isSurplus(Manifest.BlockRef block) {
+        int live = 0;
+        for (Member holder : block.holders()) {
+            if (holder.sameNode(node.self())) {
+                return false;
+            }
+            if (node.membership().isLive(holder)) {
+                live++;
+            }
+        }
+        return live >= node.config().replicationFactor();
+    }
+
+    /** Every block the newest manifest of any key on any member references, by key. */
+    private Map<String, Manifest.BlockRef> referencedBlocks() throws IOException {
         Set<String> manifestKeys = new HashSet<>();
         for (Member member : node.membership().members()) {
             manifestKeys.addAll(RingStorage.await(node.list(member, "m-")));
         }
-        Set<String> referenced = new HashSet<>();
+        Map<String, Manifest.BlockRef> referenced = new HashMap<>();
         for (String key : manifestKeys) {
             ManifestStore.Versions versions;
             try {
@@ -161,7 +193,7 @@ final class OrphanSweeper implements Runnable {
             }
             if (versions != null) {
                 for (Manifest.BlockRef block : versions.newest().blocks()) {
-                    referenced.add(block.key());
+                    referenced.put(block.key(), block);
                 }
             }
         }

@@ -12,6 +12,8 @@ public final class NodeMetrics {
     public final AtomicLong underReplicatedWrites = new AtomicLong();
     /** Writes refused because fewer nodes than the write quorum acknowledged them. */
     public final AtomicLong failedWrites = new AtomicLong();
+    /** Copies deleted by the orphan sweep because the manifest lists enough live holders without this node. */
+    public final AtomicLong surplusBlocksTrimmed = new AtomicLong();
     /** Manifest copies that could not be decoded, seen by repair or the orphan sweep. */
     public final AtomicLong corruptManifests = new AtomicLong();
     /** Reads that had to skip a missing, corrupt or unreachable replica. */

@@ -106,7 +106,7 @@ public final class RingNode implements AutoCloseable {
                 this.identity = null;
                 this.self = new Member(config.host(), port, config.zone()); // never a member: no identity to keep
             } else {
-                identity = NodeIdentity.open(storeDir);
+                identity = NodeIdentity.open(storeDir, config.durability().clusterId());
                 this.identity = identity;
                 this.self = new Member(identity.nodeId(), config.host(), port, config.zone());
             }
@@ -282,6 +282,7 @@ public final class RingNode implements AutoCloseable {
         stats.put("repairScans", metrics.repairScans.get());
         stats.put("orphanBlocksSwept", metrics.orphanBlocksSwept.get());
         stats.put("orphanBytesSwept", metrics.orphanBytesSwept.get());
+        stats.put("surplusBlocksTrimmed", metrics.surplusBlocksTrimmed.get());
         stats.put("repairPending", repairPending.getAsBoolean() ? 1L : 0L);
         extraStats.forEach((name, value) -> stats.put(name, value.getAsLong()));
         return stats;

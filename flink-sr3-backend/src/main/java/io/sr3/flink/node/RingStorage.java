@@ -14,6 +14,7 @@ import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -169,7 +170,7 @@ public final class RingStorage {
      * copied what it held to live nodes, unless none of them held it either; a key all of whose
      * holders stay away longer reads as absent. (The orphan sweep waits the longer grace period.)
      */
-    private java.time.Duration mayHoldOnlyCopiesFor() {
+    private Duration mayHoldOnlyCopiesFor() {
         return node.config().durability().repairDelay().plus(node.config().failureTimeout());
     }
 

@@ -1,5 +1,6 @@
 package io.sr3.flink.store;
 
+import javax.annotation.Nullable;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
@@ -24,8 +25,13 @@ import java.util.regex.Pattern;
  * <p>While a node runs it holds a lock on the directory, so two nodes (two processes, or two nodes
  * of one JVM) can never share a store and an identity.
  *
+ * <p>A store created by a node of a named cluster ({@code sr3.ring.cluster-id}) records that name,
+ * and a node of another cluster refuses it: two clusters' checkpoints never mix in one store (a
+ * persistent volume mounted into the wrong deployment, a copied directory).
+ *
  * <pre>
- * sr3-node.id:   "sr3-node-id v1 " nodeId "\n"      nodeId: "n" + 16 hex digits
+ * sr3-node.id:   "sr3-node-id v1 " nodeId "\n" [ "cluster " clusterId "\n" ]
+ *                nodeId: "n" + 16 hex digits; clusterId: no whitespace
  * sr3-node.lock: empty; locked while the node runs
  * </pre>
  */
@@ -36,7 +42,7 @@ public final class NodeIdentity implements AutoCloseable {
     static final String FILE_PREFIX = "sr3-node.";
     static final String ID_FILE = FILE_PREFIX + "id";
     static final String LOCK_FILE = FILE_PREFIX + "lock";
-    private static final Pattern FORMAT = Pattern.compile("sr3-node-id v1 (n[0-9a-f]{16})\n");
+    private static final Pattern FORMAT = Pattern.compile("sr3-node-id v1 (n[0-9a-f]{16})\n(?:cluster (\\S+)\n)?");
 
     private final String nodeId;
     private final FileChannel lockChannel;
@@ -48,12 +54,20 @@ public final class NodeIdentity implements AutoCloseable {
         this.lock = lock;
     }
 
+    /** {@link #open(Path, String)} for a node of no named cluster. */
+    public static NodeIdentity open(Path storeDirectory) throws IOException {
+        return open(storeDirectory, null);
+    }
+
     /**
      * Locks {@code storeDirectory} and reads its node id, creating one if the store is new.
      *
-     * @throws IOException if another node uses the directory, or its id file is damaged
+     * @param clusterId the cluster this node belongs to, recorded in a new store and checked
+     *     against the one an existing store recorded; null for none
+     * @throws IOException if another node uses the directory, its id file is damaged, or it
+     *     belongs to another cluster
      */
-    public static NodeIdentity open(Path storeDirectory) throws IOException {
+    public static NodeIdentity open(Path storeDirectory, @Nullable String clusterId) throws IOException {
         Files.createDirectories(storeDirectory);
         FileChannel channel = FileChannel.open(storeDirectory.resolve(LOCK_FILE), StandardOpenOption.CREATE,
                 StandardOpenOption.WRITE);
@@ -69,7 +83,7 @@ public final class NodeIdentity implements AutoCloseable {
                     + "or another process): every node needs a store directory of its own (sr3.store.dir)");
         }
         try {
-            return new NodeIdentity(readOrCreate(storeDirectory), channel, lock);
+            return new NodeIdentity(readOrCreate(storeDirectory, clusterId), channel, lock);
         } catch (IOException | RuntimeException e) {
             lock.release();
             channel.close();
@@ -77,7 +91,7 @@ public final class NodeIdentity implements AutoCloseable {
         }
     }
 
-    private static String readOrCreate(Path directory) throws IOException {
+    private static String readOrCreate(Path directory, @Nullable String clusterId) throws IOException {
         Path file = directory.resolve(ID_FILE);
         if (Files.exists(file)) {
             String content = Files.readString(file, StandardCharsets.UTF_8);
@@ -87,11 +101,18 @@ public final class NodeIdentity implements AutoCloseable {
                         + "sr3-node-id v1 n<16 hex digits>'): the store's blocks cannot be attributed to a node. Restore "
                         + "the file, or move the directory away to start this node with an empty store.");
             }
+            String recorded = matcher.group(2);
+            if (recorded != null && clusterId != null && !recorded.equals(clusterId)) {
+                throw new IOException("sr3 store directory " + directory + " belongs to cluster '" + recorded + "', but "
+                        + "this node is of cluster '" + clusterId + "' (sr3.ring.cluster-id): refusing to mix two "
+                        + "clusters' checkpoints. Point sr3.store.dir elsewhere, or move the directory away.");
+            }
             return matcher.group(1);
         }
         String nodeId = "n" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         Path temp = directory.resolve(ID_FILE + ".new");
-        Files.writeString(temp, "sr3-node-id v1 " + nodeId + "\n", StandardCharsets.UTF_8);
+        String content = "sr3-node-id v1 " + nodeId + "\n" + (clusterId == null ? "" : "cluster " + clusterId + "\n");
+        Files.writeString(temp, content, StandardCharsets.UTF_8);
         try (FileChannel sync = FileChannel.open(temp, StandardOpenOption.WRITE)) {
             sync.force(true);
         }

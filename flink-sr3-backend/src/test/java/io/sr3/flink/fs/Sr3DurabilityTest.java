@@ -270,6 +270,43 @@ class Sr3DurabilityTest {
     }
 
     @Test
+    void copiesOfANodeThatReturnsAfterRepairAreTrimmedAsSurplus() throws Exception {
+        ring = TestingRing.start(3, config(), root);
+        Path file = new Path("sr3:///surplus-test/" + UUID.randomUUID() + "/f");
+        FileSystem fs = file.getFileSystem();
+        byte[] data = bytes(BLOCK * 6);
+        write(fs, file, data);
+        List<String> away = new ArrayList<>(ring.node(2).store().keys("b-"));
+        assertThat(away).as("node 2 holds some of the blocks").isNotEmpty();
+
+        ring.node(2).close();
+        awaitRingSizeSeenBy(ring.node(0), 2);
+        awaitRingSizeSeenBy(ring.node(1), 2);
+        for (int i = 0; i < 2; i++) {
+            new ReplicaRepairer(ring.node(i)).run(); // node 0's scheduled repair may have run already
+        }
+        for (String key : away) {
+            assertThat(copiesOnDisk(key)).as("copies of " + key + " after the repair").isEqualTo(2);
+        }
+
+        RingNode returned = ring.restart(2);
+        ring.awaitMembers(3);
+        AtomicLong wallMillis = new AtomicLong(System.currentTimeMillis() + 2 * GRACE.toMillis());
+        AtomicLong nanos = new AtomicLong();
+        OrphanSweeper sweeper = new OrphanSweeper(returned, wallMillis::get, nanos::get);
+        nanos.set(GRACE.toNanos());
+        assertThat(sweeper.sweep()).as("a first sighting deletes nothing").isZero();
+        wallMillis.addAndGet(GRACE.toMillis());
+        nanos.addAndGet(GRACE.toNanos());
+        assertThat(sweeper.sweep()).isEqualTo(away.size());
+        assertThat(returned.metrics().surplusBlocksTrimmed.get()).isEqualTo(away.size());
+        for (String key : away) {
+            assertThat(copiesOnDisk(key)).as("copies of " + key + " after the trim").isEqualTo(2);
+        }
+        assertThat(read(fs, file)).isEqualTo(data);
+    }
+
+    @Test
     void aGarbageManifestIsReportedOnceAndRepairAndSweepCarryOn() throws Exception {
         ring = TestingRing.start(3, config(), root);
         Path file = new Path("sr3:///garbage-test/" + UUID.randomUUID() + "/f");

@@ -50,6 +50,24 @@ class NodeIdentityTest {
     }
 
     @Test
+    void aStoreOfAnotherClusterIsRefused() throws IOException {
+        String id;
+        try (NodeIdentity first = NodeIdentity.open(dir, "prod-eu")) {
+            id = first.nodeId();
+        }
+        try (NodeIdentity same = NodeIdentity.open(dir, "prod-eu")) {
+            assertThat(same.nodeId()).isEqualTo(id);
+        }
+        try (NodeIdentity unnamed = NodeIdentity.open(dir)) {
+            assertThat(unnamed.nodeId()).as("a node of no named cluster is not checked").isEqualTo(id);
+        }
+        assertThatThrownBy(() -> NodeIdentity.open(dir, "staging"))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("belongs to cluster 'prod-eu'")
+                .hasMessageContaining("'staging'");
+    }
+
+    @Test
     void theBlockStoreDoesNotListTheIdentityFiles() throws IOException {
         try (NodeIdentity identity = NodeIdentity.open(dir)) {
             BlockStore store = new BlockStore(dir, false);
