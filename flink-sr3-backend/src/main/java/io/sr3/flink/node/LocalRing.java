@@ -61,6 +61,22 @@ public final class LocalRing {
         }
     }
 
+    /**
+     * The node serving this JVM if one runs, without starting one: for components that only make
+     * sense next to a running node (the pacer's status and rate reads), which must not start a
+     * storage node of their own when they outlive the cluster they belonged to.
+     */
+    public static java.util.Optional<RingNode> running() {
+        synchronized (LOCK) {
+            for (RingNode node : NODES) {
+                if (node.isRunning()) {
+                    return java.util.Optional.of(node);
+                }
+            }
+            return java.util.Optional.empty();
+        }
+    }
+
     /** Members of the storage nodes running in this JVM (client nodes are never members). */
     public static List<Member> members() {
         synchronized (LOCK) {

@@ -49,7 +49,7 @@ final class RingPacerStatusPublisher implements PacerStatusPublisher {
         }
         lastPublishedNanos = now;
         try {
-            RingNode node = LocalRing.current();
+            RingNode node = LocalRing.running().orElseThrow(() -> new IOException("no ring node runs in this process"));
             lastWrite = node.storage().write(PacerStatus.key(jobId), status.encode(), false);
             lastWrite.whenComplete((holders, error) -> {
                 if (error != null && !warned) {
@@ -70,7 +70,10 @@ final class RingPacerStatusPublisher implements PacerStatusPublisher {
     public void clear() {
         try {
             RingStorage.await(lastWrite.handle((ignored, error) -> null)); // its outcome does not matter here
-            LocalRing.current().storage().deleteOn(PacerStatus.key(jobId), null);
+            java.util.Optional<RingNode> node = LocalRing.running();
+            if (node.isPresent()) {
+                node.get().storage().deleteOn(PacerStatus.key(jobId), null);
+            }
         } catch (IOException | RuntimeException e) {
             LOG.debug("[pacer {}] could not delete its status from the ring: {}", jobId, e.toString());
         }

@@ -32,7 +32,10 @@ final class RingRestoreRateSource implements RestoreRateSource {
         if (readAtNanos == Long.MIN_VALUE || now - readAtNanos > REFRESH.toNanos()) {
             readAtNanos = now;
             try {
-                cached = RestoreRates.slowest(LocalRing.current(), MAX_AGE);
+                java.util.Optional<io.sr3.flink.node.RingNode> node = LocalRing.running();
+                if (node.isPresent()) {
+                    cached = RestoreRates.slowest(node.get(), MAX_AGE);
+                }
             } catch (IOException | RuntimeException e) {
                 LOG.debug("Could not read the measured restore rates from the ring: {}", e.toString());
             }

@@ -5,8 +5,10 @@ import io.sr3.flink.cluster.FaultSchedule.Fault;
 import io.sr3.flink.cluster.FaultSchedule.Kind;
 import io.sr3.flink.cluster.FaultSchedule.Round;
 import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
+import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.RingStatsClient;
+import io.sr3.flink.ring.Member;
 import io.sr3.flink.testjob.FileResultSink;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
@@ -20,8 +22,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
 
 import static io.sr3.flink.cluster.ProcessClusterTestSupport.JOB_TIMEOUT;
 import static io.sr3.flink.cluster.ProcessClusterTestSupport.assertExactResults;
@@ -230,10 +235,17 @@ final class FaultSoak {
                 config.setString(key, value);
             }
         });
+        // A ring node of this JVM (one an earlier test's late call started) would join the audit's ring.
+        for (RingNode stray : LocalRing.nodes()) {
+            log("closing ring node %s of this JVM, left over by an earlier test", stray);
+            stray.close();
+        }
+        Set<String> taskManagers = new HashSet<>(cluster.ringSeeds());
         try (RingNode client = RingNode.start(Sr3Options.nodeConfig(config))) {
-            ProcessCluster.await("the audit's ring client to see " + spec.taskManagers() + " storage members",
-                    Duration.ofSeconds(30), () -> client.membership().members().size() == spec.taskManagers(),
-                    () -> client.membership().members().toString());
+            ProcessCluster.await("the audit's ring client to see the " + spec.taskManagers() + " TaskManagers, and only them",
+                    Duration.ofSeconds(30), () -> client.membership().members().stream().map(Member::id)
+                            .collect(Collectors.toSet()).equals(taskManagers),
+                    () -> client.membership().members() + " against " + taskManagers);
             CheckpointAudit.Result result = CheckpointAudit.audit(client, report.retainedCheckpoints, spec.replicationFactor());
             report.audit = result;
             return result;
