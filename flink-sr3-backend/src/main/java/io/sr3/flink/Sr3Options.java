@@ -71,7 +71,8 @@ public final class Sr3Options {
                     .stringType()
                     .asList()
                     .defaultValues()
-                    .withDescription("host:port of ring nodes in other processes to join through, separated by ';'. "
+                    .withDescription("host:port of ring nodes in other processes to join through, separated by ';' or "
+                            + "',' (or a YAML list). "
                             + "DNS names are resolved at every probe. Nodes of the same JVM find each other without it.");
 
     public static final ConfigOption<Integer> REPLICATION_FACTOR =
@@ -303,7 +304,14 @@ public final class Sr3Options {
         rejectUnknownKeys(config);
         Map<String, String> raw = config.toMap();
         WorkingState ignored = get(config, raw, WORKING_STATE);
-        List<String> seeds = get(config, raw, RING_SEEDS);
+        List<String> seeds = new ArrayList<>();
+        for (String entry : get(config, raw, RING_SEEDS)) {
+            for (String seed : entry.split(",")) { // "a:6130,b:6130", as other host lists in the ecosystem
+                if (!seed.isBlank()) {
+                    seeds.add(seed.trim());
+                }
+            }
+        }
         for (String seed : seeds) {
             check(seed.matches("[^:\\s]+:\\d{1,5}"), RING_SEEDS, raw, "each seed must be host:port, got '" + seed + "'");
         }

@@ -147,4 +147,16 @@ class Sr3OptionsTest {
         config.setString("sr3.store.dir", "/explicit");
         assertThat(Sr3Options.nodeConfig(config).storeDirectory()).isEqualTo(Paths.get("/explicit"));
     }
+
+    @Test
+    void seedsAcceptSemicolonsCommasAndSpaces() {
+        Configuration config = new Configuration();
+        config.setString("sr3.ring.seeds", "tm-0.flink:6130, tm-1.flink:6130;tm-2.flink:6130");
+        assertThat(Sr3Options.nodeConfig(config).seeds())
+                .containsExactly("tm-0.flink:6130", "tm-1.flink:6130", "tm-2.flink:6130");
+        config.setString("sr3.ring.seeds", "tm-0.flink:6130,tm-1.flink");
+        assertThatThrownBy(() -> Sr3Options.nodeConfig(config))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("each seed must be host:port, got 'tm-1.flink'");
+    }
 }
