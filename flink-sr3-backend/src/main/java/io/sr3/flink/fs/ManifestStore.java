@@ -67,7 +67,7 @@ final class ManifestStore {
             }
         }
         if (!corrupt.isEmpty() && reportedCorrupt.add(manifestKey)) {
-            node.metrics().corruptManifests.addAndGet(corrupt.size());
+            node.metrics().corruptManifests.incrementAndGet();
             LOG.warn("[{}] {}: skipping {} undecodable cop{} ({}): {}", node.self().id(), description, corrupt.size(),
                     corrupt.size() == 1 ? "y" : "ies", manifestKey, corrupt);
         }
@@ -122,7 +122,7 @@ final class ManifestStore {
         byte[] encoded = tombstone.encode();
         List<Member> stored = node.storage().writeAndWait(key, encoded, false);
         for (Member holder : holders) {
-            if (!contains(stored, holder) && node.membership().isLive(holder)) {
+            if (!holder.isIn(stored) && node.membership().isLive(holder)) {
                 // Best effort: a copy missed here is overwritten by the read repair of the next read.
                 node.put(holder, key, encoded).whenComplete((ignored, error) -> {
                     if (error != null) {
@@ -132,14 +132,5 @@ final class ManifestStore {
                 });
             }
         }
-    }
-
-    private static boolean contains(List<Member> members, Member member) {
-        for (Member m : members) {
-            if (m.sameNode(member)) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -6,8 +6,6 @@ import io.sr3.flink.ring.ConsistentHash;
 import io.sr3.flink.ring.Member;
 import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockNotFoundException;
-import io.sr3.flink.transport.ErrorCode;
-import io.sr3.flink.transport.RemoteException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -193,7 +191,7 @@ final class ReplicaRepairer implements Runnable {
                 // Holders that are not live now may be on their way back (a restart of the whole
                 // cluster): while the block is short, they stay listed.
                 for (Member holder : block.holders()) {
-                    if (!contains(repaired, holder)) {
+                    if (!holder.isIn(repaired)) {
                         repaired.add(holder);
                     }
                 }
@@ -207,7 +205,7 @@ final class ReplicaRepairer implements Runnable {
         List<Member> targets = new ArrayList<>(ring.placement(key, null, wanted));
         boolean manifestShort = false;
         for (Member target : targets) {
-            if (!contains(copies, target)) {
+            if (!target.isIn(copies)) {
                 manifestShort = true;
             }
         }
@@ -216,7 +214,7 @@ final class ReplicaRepairer implements Runnable {
             // views write the same generation, and either's holders are valid.
             byte[] rewritten = changed ? manifest.withBlocks(blocks, manifest.generation() + 1).encode() : encoded;
             for (Member copy : copies) {
-                if (!contains(targets, copy)) {
+                if (!copy.isIn(targets)) {
                     targets.add(copy);
                 }
             }
@@ -252,7 +250,7 @@ final class ReplicaRepairer implements Runnable {
             if (holders.size() >= wanted) {
                 break;
             }
-            if (contains(holders, target)) {
+            if (target.isIn(holders)) {
                 continue;
             }
             try {
@@ -321,24 +319,10 @@ final class ReplicaRepairer implements Runnable {
     private static List<Member> inRingOrder(List<Member> holders, String key, ConsistentHash ring) {
         List<Member> ordered = new ArrayList<>();
         for (Member member : ring.successors(key)) {
-            if (contains(holders, member)) {
+            if (member.isIn(holders)) {
                 ordered.add(member);
             }
         }
         return ordered;
-    }
-
-    private static boolean isNotFound(IOException e) {
-        return e instanceof BlockNotFoundException
-                || (e instanceof RemoteException remote && remote.code() == ErrorCode.NOT_FOUND);
-    }
-
-    private static boolean contains(List<Member> members, Member member) {
-        for (Member m : members) {
-            if (m.sameNode(member)) {
-                return true;
-            }
-        }
-        return false;
     }
 }

@@ -14,7 +14,7 @@ public final class NodeMetrics {
     public final AtomicLong failedWrites = new AtomicLong();
     /** Copies deleted by the orphan sweep because the manifest lists enough live holders without this node. */
     public final AtomicLong surplusBlocksTrimmed = new AtomicLong();
-    /** Manifest copies that could not be decoded, seen by repair or the orphan sweep. */
+    /** Manifest keys with a copy that could not be decoded, each counted once by repair and once by the orphan sweep. */
     public final AtomicLong corruptManifests = new AtomicLong();
     /** Reads that had to skip a missing, corrupt or unreachable replica. */
     public final AtomicLong replicaFallbacks = new AtomicLong();

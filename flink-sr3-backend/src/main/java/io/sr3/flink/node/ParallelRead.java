@@ -69,7 +69,7 @@ final class ParallelRead {
     @GuardedBy("this")
     private boolean answeredAll(List<Member> members) {
         for (Member m : members) {
-            if (!RingStorage.contains(answered, m)) {
+            if (!m.isIn(answered)) {
                 return false;
             }
         }

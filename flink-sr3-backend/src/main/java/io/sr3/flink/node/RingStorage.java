@@ -79,7 +79,7 @@ public final class RingStorage {
         }
         List<Member> local = LocalRing.members();
         for (Member member : ring.members()) {
-            if (!contains(local, member)) {
+            if (!member.isIn(local)) {
                 return false;
             }
         }
@@ -205,7 +205,7 @@ public final class RingStorage {
         }
         List<Member> placement = new ArrayList<>();
         for (Member m : ring.placement(key, null, Math.min(node.config().replicationFactor(), ring.size()))) {
-            if (contains(asked, m)) {
+            if (m.isIn(asked)) {
                 placement.add(m);
             }
         }
@@ -330,18 +330,18 @@ public final class RingStorage {
             }
         }
         for (Member h : holders) {
-            if (!contains(order, h) && node.membership().isLive(h) && !node.membership().isSuspected(h)) {
+            if (!h.isIn(order) && node.membership().isLive(h) && !node.membership().isSuspected(h)) {
                 order.add(h);
             }
         }
         for (Member m : suspectedLast(node.membership().ring().successors(key))) {
-            if (!contains(order, m)) {
+            if (!m.isIn(order)) {
                 order.add(m);
             }
         }
         // Holders that left the ring are tried last: a node may be back before the detector noticed.
         for (Member h : holders) {
-            if (!contains(order, h)) {
+            if (!h.isIn(order)) {
                 order.add(h);
             }
         }
@@ -379,14 +379,6 @@ public final class RingStorage {
         return null;
     }
 
-    static boolean contains(List<Member> members, Member member) {
-        for (Member m : members) {
-            if (m.sameNode(member)) {
-                return true;
-            }
-        }
-        return false;
-    }
 
     /**
      * Waits for a future, unwrapping the I/O failure it carries. An interrupted thread gets an

@@ -72,6 +72,16 @@ public record Member(String nodeId, String host, int port, String zone) {
         return zone.isEmpty() ? "node:" + nodeId : zone;
     }
 
+    /** Whether {@code members} holds a record of this node (by node id, see {@link #sameNode}). */
+    public boolean isIn(java.util.Collection<Member> members) {
+        for (Member m : members) {
+            if (sameNode(m)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** Same node, whatever address or zone a record claims: identity is the node id. */
     public boolean sameNode(Member other) {
         return other != null && nodeId.equals(other.nodeId);
