@@ -91,6 +91,14 @@ class Sr3DurabilityTest {
                 node.self() + " to see " + size + " member(s)");
     }
 
+    /**
+     * Of two nodes that are not the writer, the one holding more of its blocks: placement hashes
+     * random node ids, and with six blocks one of the two holds at least three.
+     */
+    private int nodeHoldingMoreBlocks(int a, int b) throws IOException {
+        return ring.node(a).store().keys("b-").size() >= ring.node(b).store().keys("b-").size() ? a : b;
+    }
+
     private long copiesOnDisk(String key) {
         return ring.nodes().stream().filter(n -> n.isRunning() && n.store().contains(key)).count();
     }
@@ -178,14 +186,9 @@ class Sr3DurabilityTest {
         ring.node(1).close();
         ring.node(2).close();
         awaitRingSizeSeenBy(ring.node(0), 1);
-        AtomicLong wallMillis = new AtomicLong(System.currentTimeMillis() + 2 * GRACE.toMillis());
-        AtomicLong nanos = new AtomicLong();
-        OrphanSweeper sweeper = new OrphanSweeper(ring.node(0), wallMillis::get, nanos::get);
-        nanos.set(GRACE.toNanos());
+        SweepsAGraceApart sweeps = new SweepsAGraceApart(ring.node(0));
         for (int sweep = 0; sweep < 3; sweep++) {
-            assertThat(sweeper.sweep()).as("a sweep under a partial view deletes nothing").isZero();
-            wallMillis.addAndGet(GRACE.toMillis());
-            nanos.addAndGet(GRACE.toNanos());
+            assertThat(sweeps.next()).as("a sweep under a partial view deletes nothing").isZero();
         }
 
         ring.restart(1);
@@ -205,28 +208,47 @@ class Sr3DurabilityTest {
         FileSystem fs = file.getFileSystem();
         write(fs, file, bytes(BLOCK * 6));
         String manifestKey = NamespaceKeys.manifestKey(file.toUri().getPath());
-        assertThat(ring.node(2).store().contains(manifestKey)).isTrue();
-        assertThat(ring.node(2).store().keys("b-")).as("node 2 holds some of the blocks").isNotEmpty();
+        int away = nodeHoldingMoreBlocks(1, 2);
+        assertThat(ring.node(away).store().contains(manifestKey)).isTrue();
+        assertThat(ring.node(away).store().keys("b-")).as("node %d holds some of the blocks", away).isNotEmpty();
 
-        ring.node(2).close();
+        ring.node(away).close();
         awaitRingSizeSeenBy(ring.node(0), 2);
-        awaitRingSizeSeenBy(ring.node(1), 2);
+        awaitRingSizeSeenBy(ring.node(3 - away), 2);
         assertThat(fs.delete(file, false)).isTrue();
 
-        RingNode returned = ring.restart(2);
+        RingNode returned = ring.restart(away);
         ring.awaitMembers(3);
         assertThat(fs.exists(file)).as("the returning node's old copy does not bring the file back").isFalse();
         TestingRing.awaitCondition(() -> isTombstone(returned, manifestKey), "read repair of the returned node's copy");
 
-        AtomicLong wallMillis = new AtomicLong(System.currentTimeMillis() + 2 * GRACE.toMillis());
-        AtomicLong nanos = new AtomicLong();
-        OrphanSweeper sweeper = new OrphanSweeper(returned, wallMillis::get, nanos::get);
-        nanos.set(GRACE.toNanos());
-        sweeper.sweep();
-        wallMillis.addAndGet(GRACE.toMillis());
-        nanos.addAndGet(GRACE.toNanos());
-        assertThat(sweeper.sweep()).as("the deleted file's blocks on the returned node").isPositive();
+        SweepsAGraceApart sweeps = new SweepsAGraceApart(returned);
+        sweeps.next();
+        assertThat(sweeps.next()).as("the deleted file's blocks on the returned node").isPositive();
         assertThat(returned.store().keys("b-")).isEmpty();
+    }
+
+    /**
+     * The orphan sweeper of one node, with clocks that stand two grace periods ahead (every block
+     * is old enough, the node has been up long enough) and move a grace period on after each sweep.
+     */
+    private static final class SweepsAGraceApart {
+        private final AtomicLong wallMillis = new AtomicLong(System.currentTimeMillis() + 2 * GRACE.toMillis());
+        private final AtomicLong nanos = new AtomicLong();
+        private final OrphanSweeper sweeper;
+
+        SweepsAGraceApart(RingNode node) {
+            sweeper = new OrphanSweeper(node, wallMillis::get, nanos::get);
+            nanos.set(GRACE.toNanos());
+        }
+
+        /** One sweep; returns the blocks it deleted. */
+        long next() throws IOException {
+            long deleted = sweeper.sweep();
+            wallMillis.addAndGet(GRACE.toMillis());
+            nanos.addAndGet(GRACE.toNanos());
+            return deleted;
+        }
     }
 
     private static boolean isTombstone(RingNode node, String key) {
@@ -276,29 +298,25 @@ class Sr3DurabilityTest {
         FileSystem fs = file.getFileSystem();
         byte[] data = bytes(BLOCK * 6);
         write(fs, file, data);
-        List<String> away = new ArrayList<>(ring.node(2).store().keys("b-"));
-        assertThat(away).as("node 2 holds some of the blocks").isNotEmpty();
+        int leaving = nodeHoldingMoreBlocks(1, 2);
+        List<String> away = new ArrayList<>(ring.node(leaving).store().keys("b-"));
+        assertThat(away).as("node %d holds some of the blocks", leaving).isNotEmpty();
 
-        ring.node(2).close();
+        ring.node(leaving).close();
         awaitRingSizeSeenBy(ring.node(0), 2);
-        awaitRingSizeSeenBy(ring.node(1), 2);
-        for (int i = 0; i < 2; i++) {
+        awaitRingSizeSeenBy(ring.node(3 - leaving), 2);
+        for (int i : new int[] {0, 3 - leaving}) {
             new ReplicaRepairer(ring.node(i)).run(); // node 0's scheduled repair may have run already
         }
         for (String key : away) {
             assertThat(copiesOnDisk(key)).as("copies of " + key + " after the repair").isEqualTo(2);
         }
 
-        RingNode returned = ring.restart(2);
+        RingNode returned = ring.restart(leaving);
         ring.awaitMembers(3);
-        AtomicLong wallMillis = new AtomicLong(System.currentTimeMillis() + 2 * GRACE.toMillis());
-        AtomicLong nanos = new AtomicLong();
-        OrphanSweeper sweeper = new OrphanSweeper(returned, wallMillis::get, nanos::get);
-        nanos.set(GRACE.toNanos());
-        assertThat(sweeper.sweep()).as("a first sighting deletes nothing").isZero();
-        wallMillis.addAndGet(GRACE.toMillis());
-        nanos.addAndGet(GRACE.toNanos());
-        assertThat(sweeper.sweep()).isEqualTo(away.size());
+        SweepsAGraceApart sweeps = new SweepsAGraceApart(returned);
+        assertThat(sweeps.next()).as("a first sighting deletes nothing").isZero();
+        assertThat(sweeps.next()).isEqualTo(away.size());
         assertThat(returned.metrics().surplusBlocksTrimmed.get()).isEqualTo(away.size());
         for (String key : away) {
             assertThat(copiesOnDisk(key)).as("copies of " + key + " after the trim").isEqualTo(2);
@@ -314,28 +332,32 @@ class Sr3DurabilityTest {
         byte[] data = bytes(BLOCK * 4);
         write(fs, file, data);
         RingNode node = ring.node(0);
-        node.store().put("m-0000000000000000-badbadbadbadbad0", "not a manifest".getBytes());
+        List<RingNode> survivors = List.of(ring.node(0), ring.node(1));
+        for (RingNode survivor : survivors) {
+            survivor.store().put("m-0000000000000000-badbadbadbadbad0", "not a manifest".getBytes());
+        }
         node.store().put("b-orphan-0", new byte[100]);
 
-        // Repair (scheduled on node 0 by the file system) still restores the factor of the real file.
+        // Repair still restores the factor of the real file, whichever survivor owns its repair.
         ring.node(2).close();
-        awaitRingSizeSeenBy(node, 2);
-        TestingRing.awaitCondition(() -> node.stats().get("auditUnderReplicatedBlocks") == 0
-                && node.stats().get("underReplicatedBlocks") == 0 && node.metrics().repairScans.get() > 0,
-                "repair of the real file despite the garbage manifest");
+        for (RingNode survivor : survivors) {
+            awaitRingSizeSeenBy(survivor, 2);
+        }
+        for (RingNode survivor : survivors) {
+            new ReplicaRepairer(survivor).run();
+        }
+        for (RingNode survivor : survivors) {
+            assertThat(new ReplicaRepairer(survivor).audit()[0]).as("under-replicated blocks seen by %s", survivor)
+                    .isZero();
+        }
         assertThat(read(fs, file)).isEqualTo(data);
 
         RingNode restarted = ring.restart(2);
         ring.awaitMembers(3);
-        AtomicLong wallMillis = new AtomicLong(System.currentTimeMillis() + 2 * GRACE.toMillis());
-        AtomicLong nanos = new AtomicLong();
-        OrphanSweeper sweeper = new OrphanSweeper(node, wallMillis::get, nanos::get);
-        nanos.set(GRACE.toNanos());
+        SweepsAGraceApart sweeps = new SweepsAGraceApart(node);
         long corruptBefore = node.metrics().corruptManifests.get();
-        sweeper.sweep();
-        wallMillis.addAndGet(GRACE.toMillis());
-        nanos.addAndGet(GRACE.toNanos());
-        sweeper.sweep();
+        sweeps.next();
+        sweeps.next();
         assertThat(node.store().contains("b-orphan-0")).as("the sweep carried on past the garbage").isFalse();
         assertThat(node.metrics().corruptManifests.get() - corruptBefore).as("reported once by the sweep").isEqualTo(1);
         assertThat(restarted.isRunning()).isTrue();
