@@ -11,6 +11,7 @@ import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -22,9 +23,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * generation, deletes store tombstones.
  *
  * <p>A read asks every reachable node (see {@link RingStorage#readCopies}), decodes each copy,
- * skips and counts undecodable ones, and returns the copy with the highest generation; copies of
- * an older generation are overwritten with the newest in the background (read repair), so a node
- * that was away while a path changed or was deleted catches up the first time anyone reads it.
+ * skips and counts undecodable ones, and returns the newest copy ({@link Manifest#NEWEST}, ties
+ * broken by the copy's bytes, so every reader picks the same one); every other copy that differs
+ * from it, an older generation or a same-generation copy two repairers wrote with different
+ * views, is overwritten with it in the background (read repair), so a node that was away while a
+ * path changed or was deleted catches up the first time anyone reads it.
  * Undecodable copies are logged and counted once per key and instance. Block holders are returned
  * at their current addresses: a holder that restarted elsewhere with its store is still a holder.
  */
@@ -41,8 +44,11 @@ final class ManifestStore {
         this.node = node;
     }
 
-    /** The newest manifest of a path and the nodes holding a copy of it. */
-    record Versions(Manifest newest, List<Member> holders) {}
+    /**
+     * The newest manifest of a path (holders at their current addresses), the bytes of that copy as
+     * stored, and the nodes that answered with a copy of it.
+     */
+    record Versions(Manifest newest, byte[] newestCopy, List<Member> holders) {}
 
     /**
      * The newest copy under a manifest key, tombstones included, or null if the key is absent for
@@ -58,10 +64,12 @@ final class ManifestStore {
             return null;
         }
         Map<Member, Manifest> decoded = new LinkedHashMap<>();
+        Map<Member, byte[]> stored = new LinkedHashMap<>();
         Map<String, String> corrupt = new LinkedHashMap<>();
         for (RingStorage.Copy copy : copies) {
             try {
                 decoded.put(copy.holder(), Manifest.decode(copy.data(), description + " on " + copy.holder().id()));
+                stored.put(copy.holder(), copy.data());
             } catch (IOException e) {
                 corrupt.put(copy.holder().id(), e.getMessage());
             }
@@ -74,20 +82,18 @@ final class ManifestStore {
         if (decoded.isEmpty()) {
             throw new IOException("Every copy of " + description + " (" + manifestKey + ") is corrupt: " + corrupt);
         }
-        Manifest newest = null;
-        for (Manifest m : decoded.values()) {
-            if (newest == null || Manifest.NEWEST.compare(m, newest) > 0) {
-                newest = m;
+        Member winner = null;
+        for (Member holder : decoded.keySet()) {
+            if (winner == null || isNewer(decoded.get(holder), stored.get(holder), decoded.get(winner), stored.get(winner))) {
+                winner = holder;
             }
         }
-        List<Member> holders = new ArrayList<>(decoded.keySet());
-        Manifest resolved = newest.withHolders(node.membership()::current);
-        byte[] encoded = null;
-        for (Map.Entry<Member, Manifest> entry : decoded.entrySet()) {
-            if (entry.getValue().generation() < newest.generation()) {
-                encoded = encoded != null ? encoded : newest.encode();
+        Manifest newest = decoded.get(winner);
+        byte[] newestCopy = stored.get(winner);
+        for (Map.Entry<Member, byte[]> entry : stored.entrySet()) {
+            if (!Arrays.equals(entry.getValue(), newestCopy)) {
                 Member stale = entry.getKey();
-                node.put(stale, manifestKey, encoded).whenComplete((ignored, error) -> {
+                node.put(stale, manifestKey, newestCopy).whenComplete((ignored, error) -> {
                     if (error != null) {
                         LOG.debug("[{}] read repair of {} on {} failed: {}", node.self().id(), manifestKey, stale.id(),
                                 error.getMessage());
@@ -95,7 +101,17 @@ final class ManifestStore {
                 });
             }
         }
-        return new Versions(resolved, holders);
+        List<Member> holders = new ArrayList<>(decoded.keySet());
+        return new Versions(newest.withHolders(node.membership()::current), newestCopy, holders);
+    }
+
+    /**
+     * Whether copy {@code a} outranks copy {@code b}: {@link Manifest#NEWEST}, then the stored bytes,
+     * a total order, so readers with different answers converge on one copy.
+     */
+    static boolean isNewer(Manifest a, byte[] aCopy, Manifest b, byte[] bCopy) {
+        int byVersion = Manifest.NEWEST.compare(a, b);
+        return byVersion != 0 ? byVersion > 0 : Arrays.compareUnsigned(aCopy, bCopy) > 0;
     }
 
     /** The newest manifest of a path, or null if it does not exist (never written, or deleted). */

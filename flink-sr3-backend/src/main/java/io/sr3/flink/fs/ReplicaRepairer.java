@@ -13,6 +13,7 @@ import javax.annotation.concurrent.NotThreadSafe;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -163,8 +164,18 @@ final class ReplicaRepairer implements Runnable {
             return; // a deleted file: never re-replicated
         }
         ManifestStore.Versions versions = manifests.read(key, "manifest " + key + " (repair)");
-        if (versions == null || versions.newest().generation() > local.generation() || versions.newest().isTombstone()) {
-            return; // changed or deleted meanwhile: the read repaired this node's stale copy
+        if (versions == null) {
+            return; // deleted meanwhile
+        }
+        if (!Arrays.equals(versions.newestCopy(), encoded)
+                && ManifestStore.isNewer(versions.newest(), versions.newestCopy(), local, encoded)) {
+            // Changed or deleted meanwhile, or a same-generation copy another repairer wrote with a
+            // different view: the read may not have asked this node, so replace the copy here.
+            RingStorage.await(node.put(node.self(), key, versions.newestCopy()));
+            return;
+        }
+        if (versions.newest().isTombstone()) {
+            return;
         }
         List<Member> copies = inRingOrder(versions.holders(), key, ring);
         if (copies.isEmpty() || !copies.get(0).sameNode(node.self())) {

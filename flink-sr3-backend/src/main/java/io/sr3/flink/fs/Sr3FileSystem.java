@@ -381,7 +381,8 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
     @Nullable
     private ManifestStore.Versions versions(RingNode node, String key) throws IOException {
         if (key.equals(NamespaceKeys.ROOT)) {
-            return new ManifestStore.Versions(Manifest.directory(NamespaceKeys.ROOT, 0, 0), List.of());
+            Manifest root = Manifest.directory(NamespaceKeys.ROOT, 0, 0);
+            return new ManifestStore.Versions(root, root.encode(), List.of());
         }
         return new ManifestStore(node).read(NamespaceKeys.manifestKey(key), "manifest of " + display(key));
     }

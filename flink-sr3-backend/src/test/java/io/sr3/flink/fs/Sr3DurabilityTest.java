@@ -324,6 +324,65 @@ class Sr3DurabilityTest {
         assertThat(read(fs, file)).isEqualTo(data);
     }
 
+    /**
+     * Two repairers with different views can leave same-generation copies that list different
+     * holders; the one a reader does not pick must not survive on a node that does not own the
+     * file's repair (the audit of that node counted it under-replicated forever, and the fault
+     * soak waited for a repair that no node had pending).
+     */
+    @Test
+    void aSameGenerationCopyThatListsADepartedHolderIsReplacedByTheNewestOnEveryNode() throws Exception {
+        ring = TestingRing.start(3, config(), root);
+        Path file = new Path("sr3:///diverged-test/" + UUID.randomUUID() + "/f");
+        FileSystem fs = file.getFileSystem();
+        byte[] data = bytes(BLOCK * 2);
+        write(fs, file, data);
+        String manifestKey = NamespaceKeys.manifestKey(file.toUri().getPath());
+        RingNode writer = ring.node(0);
+        byte[] good = writer.store().get(manifestKey);
+        byte[] stale = copyListingADepartedHolder(Manifest.decode(good, manifestKey), good);
+        List<Member> order = writer.membership().ring().successors(manifestKey);
+        RingNode last = ring.nodes().stream().filter(n -> n.self().sameNode(order.get(order.size() - 1))).findFirst()
+                .orElseThrow();
+        last.store().put(manifestKey, stale); // the last in ring order never owns the file's repair
+
+        for (RingNode node : ring.nodes()) {
+            new ReplicaRepairer(node).run();
+        }
+        for (RingNode node : ring.nodes()) {
+            if (node.store().contains(manifestKey)) {
+                assertThat(Manifest.decode(node.store().get(manifestKey), manifestKey)).as("the copy on %s", node.self())
+                        .isEqualTo(Manifest.decode(good, manifestKey));
+            }
+            assertThat(new ReplicaRepairer(node).audit()[0]).as("under-replicated blocks seen by %s", node.self())
+                    .isZero();
+        }
+        assertThat(read(fs, file)).isEqualTo(data);
+    }
+
+    /**
+     * A copy of {@code manifest} at its generation whose first block names a member that left
+     * instead of one of its holders, chosen so that it ranks below {@code encoded} (same holder
+     * count, lower bytes).
+     */
+    private static byte[] copyListingADepartedHolder(Manifest manifest, byte[] encoded) {
+        Manifest.BlockRef first = manifest.blocks().get(0);
+        for (int attempt = 0; attempt < 100; attempt++) {
+            List<Member> holders = new ArrayList<>(first.holders());
+            Member replaced = holders.get(holders.size() - 1);
+            holders.set(holders.size() - 1,
+                    new Member("n" + UUID.randomUUID().toString().replace("-", "").substring(0, 16), "127.0.0.1", 1,
+                            replaced.zone()));
+            List<Manifest.BlockRef> blocks = new ArrayList<>(manifest.blocks());
+            blocks.set(0, new Manifest.BlockRef(first.key(), first.length(), first.crc32c(), holders));
+            byte[] candidate = manifest.withBlocks(blocks, manifest.generation()).encode();
+            if (ManifestStore.isNewer(manifest, encoded, manifest, candidate)) {
+                return candidate;
+            }
+        }
+        throw new AssertionError("no lower-ranked copy in 100 tries");
+    }
+
     @Test
     void aGarbageManifestIsReportedOnceAndRepairAndSweepCarryOn() throws Exception {
         ring = TestingRing.start(3, config(), root);
