@@ -2,7 +2,9 @@ package io.sr3.flink.fs;
 
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.RingStorage;
+import io.sr3.flink.node.WriteQuorumException;
 import io.sr3.flink.ring.Member;
+import io.sr3.flink.store.BlockStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -10,12 +12,15 @@ import javax.annotation.Nullable;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
+import java.io.InterruptedIOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -124,6 +129,133 @@ final class ManifestStore {
     /** Stores a manifest on a write quorum of its placement. */
     void write(Manifest manifest) throws IOException {
         node.storage().writeAndWait(NamespaceKeys.manifestKey(manifest.path()), manifest.encode(), false);
+    }
+
+    /**
+     * Stores the manifest of a new file only if its path still holds what {@code observed} found
+     * there (or this very manifest): the exclusive create behind NO_OVERWRITE, atomic while the
+     * creators' views of the ring agree. The nodes of the key's write order are asked one at a
+     * time with a compare-and-put, so the first that answers arbitrates: of two creators racing
+     * for a path it holds the first one's manifest when the second asks, and the second fails
+     * having stored nothing. A copy older than the observed one, a tombstone or garbage is stale
+     * and is replaced; a newer live manifest (another writer's file or directory) is a conflict.
+     * A conflict, or fewer acknowledgements than the write quorum, puts back what this create
+     * stored and fails.
+     *
+     * @param observed what the path held when the file was opened; null if nothing
+     * @return the nodes that store the manifest
+     * @throws FileAlreadyExistsException if another writer created the path meanwhile
+     * @throws io.sr3.flink.node.WriteQuorumException if fewer nodes than the quorum stored it
+     */
+    List<Member> create(Manifest manifest, @Nullable Versions observed, String displayPath) throws IOException {
+        String key = NamespaceKeys.manifestKey(manifest.path());
+        byte[] proposed = manifest.encode();
+        byte[] expected = observed == null ? null : observed.newestCopy();
+        int wanted = node.storage().wantedCopies();
+        int quorum = node.storage().writeQuorum();
+        List<Member> stored = new ArrayList<>();
+        Map<String, String> failures = new LinkedHashMap<>();
+        for (Member target : node.storage().writeOrder(key)) {
+            if (stored.size() >= wanted) {
+                break;
+            }
+            try {
+                claim(target, key, expected, proposed, displayPath);
+                stored.add(target);
+            } catch (FileAlreadyExistsException | InterruptedIOException e) {
+                putBack(key, proposed, expected, stored);
+                throw e;
+            } catch (IOException e) {
+                failures.put(target.id(), e.getMessage());
+            }
+        }
+        if (stored.size() < quorum) {
+            putBack(key, proposed, expected, stored);
+            node.metrics().failedWrites.incrementAndGet();
+            List<String> ids = new ArrayList<>();
+            for (Member m : stored) {
+                ids.add(m.id());
+            }
+            throw new WriteQuorumException(key, quorum, ids, failures, node.membership().members().size());
+        }
+        if (stored.size() < wanted) {
+            node.metrics().underReplicatedWrites.incrementAndGet();
+            LOG.warn("[{}] {} is stored on {} node(s) instead of {} (the write quorum is {}): {}", node.self().id(), key,
+                    stored.size(), wanted, quorum, failures);
+        }
+        node.metrics().bytesWritten.addAndGet((long) proposed.length * stored.size());
+        return stored;
+    }
+
+    /** One node's compare-and-put for {@link #create}; a stale copy found there is replaced (a few times at most). */
+    private void claim(Member target, String key, @Nullable byte[] expected, byte[] proposed, String displayPath)
+            throws IOException {
+        byte[] assumed = expected;
+        for (int attempt = 0; attempt < 3; attempt++) {
+            CompletableFuture<BlockStore.Swap> swap = node.compareAndPut(target, key, assumed, proposed);
+            BlockStore.Swap result;
+            try {
+                result = RingStorage.await(swap);
+            } catch (InterruptedIOException e) {
+                // The request may still land: take it back once it has.
+                byte[] previous = assumed;
+                swap.thenAccept(landed -> {
+                    if (landed.swapped()) {
+                        putBack(key, proposed, previous, List.of(target));
+                    }
+                });
+                throw e;
+            }
+            if (result.swapped()) {
+                return;
+            }
+            if (isLiveAndNewer(result.found(), expected)) {
+                throw new FileAlreadyExistsException(displayPath, null,
+                        "created by another writer while this one was writing (NO_OVERWRITE; " + target.id() + " holds it)");
+            }
+            assumed = result.found();
+        }
+        throw new IOException("its copy of " + key + " changed during each of 3 compare-and-puts");
+    }
+
+    /** Whether {@code found} is a file or directory manifest that outranks {@code observed} (or there was none). */
+    private static boolean isLiveAndNewer(@Nullable byte[] found, @Nullable byte[] observed) {
+        if (found == null) {
+            return false;
+        }
+        Manifest manifest;
+        try {
+            manifest = Manifest.decode(found, "a found copy");
+        } catch (IOException e) {
+            return false; // garbage: replaceable
+        }
+        if (manifest.isTombstone()) {
+            return false;
+        }
+        if (observed == null) {
+            return true;
+        }
+        try {
+            return isNewer(manifest, found, Manifest.decode(observed, "the observed copy"), observed);
+        } catch (IOException e) {
+            return true;
+        }
+    }
+
+    /**
+     * Takes a manifest back from {@code holders} (null: every member) in the background: where the
+     * key still holds {@code ours}, it gets {@code previous} again (null: nothing). Another
+     * writer's manifest under the key is never touched.
+     */
+    void putBack(String key, byte[] ours, @Nullable byte[] previous, @Nullable List<Member> holders) {
+        for (Member holder : holders != null ? holders : node.membership().members()) {
+            node.compareAndPut(holder, key, ours, previous).whenComplete((swap, error) -> {
+                if (error != null) {
+                    LOG.info("[{}] could not take back {} on {} ({}); the orphan sweep removes what a failed write left",
+                            node.self().id(), key, holder.id(), error.getMessage());
+                }
+            });
+        }
     }
 
     /**

@@ -58,7 +58,10 @@ final class ReplicaRepairer implements Runnable {
     /** Manifests and blocks whose failure was logged already: a scan repeats every interval, its log must not. */
     private final Set<String> failureLogged = new HashSet<>();
     private final Set<String> delayLogged = new HashSet<>();
-    /** Members at the last scan that found nothing to repair; read by {@link #pending()} from any thread. */
+    /**
+     * Members at the last scan if it found nothing to repair, none (an empty list) if the last
+     * scan left work; read by {@link #pending()} from any thread.
+     */
     private volatile List<Member> cleanMembers;
 
     ReplicaRepairer(RingNode node) {
@@ -100,10 +103,11 @@ final class ReplicaRepairer implements Runnable {
             long remaining = scan(node.membership().ring());
             node.metrics().underReplicatedBlocks.set(remaining);
             node.metrics().repairScans.incrementAndGet();
-            if (remaining == 0) {
-                cleanMembers = members; // if members changed during the scan, pending() stays true
-            }
+            // If members changed during the scan, pending() stays true. A scan that left work must
+            // run again even if the members return to those of the last clean scan.
+            cleanMembers = remaining == 0 ? members : List.of();
         } catch (IOException e) {
+            cleanMembers = List.of();
             LOG.warn("[{}] replica repair scan stopped ({}); will scan again", node.self().id(), e.getMessage());
         }
     }

@@ -297,7 +297,7 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
             }
         }
         mkdirs(node, NamespaceKeys.parent(key));
-        return new Sr3OutputStream(node, key, display(key), existing, generation(versions));
+        return new Sr3OutputStream(node, key, display(key), versions, overwrite == WriteMode.NO_OVERWRITE);
     }
 
     /** Renames by re-pointing manifests; blocks do not move. */

@@ -11,6 +11,7 @@ import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -45,9 +46,12 @@ final class Sr3OutputStream extends FSDataOutputStream {
     private final int blockSize;
     /** Grows up to the block size: most checkpoint files are far smaller than a block. */
     @GuardedBy("this") private byte[] buffer = new byte[0];
+    /** What the path held when the stream was created (a tombstone, a file); null if nothing. */
+    @Nullable private final ManifestStore.Versions observed;
+    /** The file this one overwrites, whose blocks go once the new manifest is stored; null if none. */
     @Nullable private final Manifest replaced;
-    /** The newest generation of the path when the stream was created (a tombstone's included); 0 if none. */
-    private final long previousGeneration;
+    /** Whether the manifest may only be stored if no other writer created the path meanwhile (NO_OVERWRITE). */
+    private final boolean exclusive;
     private final Semaphore inFlight = new Semaphore(MAX_BLOCKS_IN_FLIGHT);
     @GuardedBy("this") private final List<CompletableFuture<Manifest.BlockRef>> blocks = new ArrayList<>();
     @GuardedBy("this") private int bufferPosition;
@@ -55,17 +59,18 @@ final class Sr3OutputStream extends FSDataOutputStream {
     @GuardedBy("this") private boolean closed;
 
     /**
-     * @param replaced the manifest this file overwrites, whose blocks go once the new one is stored
-     * @param previousGeneration the newest generation the ring holds of the path, 0 if none: the
-     *     new manifest's is higher
+     * @param observed what the ring held under the path when the stream was created, null if
+     *     nothing: the new manifest's generation is higher, and a file in it is replaced
+     * @param exclusive whether the close fails if another writer created the path meanwhile
      */
-    Sr3OutputStream(RingNode node, String path, String displayPath, @Nullable Manifest replaced,
-            long previousGeneration) {
+    Sr3OutputStream(RingNode node, String path, String displayPath, @Nullable ManifestStore.Versions observed,
+            boolean exclusive) {
         this.node = node;
         this.path = path;
         this.displayPath = displayPath;
-        this.replaced = replaced;
-        this.previousGeneration = previousGeneration;
+        this.observed = observed;
+        this.replaced = observed == null || observed.newest().isTombstone() ? null : observed.newest();
+        this.exclusive = exclusive;
         this.blockSize = node.config().blockSize();
     }
 
@@ -130,17 +135,26 @@ final class Sr3OutputStream extends FSDataOutputStream {
         }
         closed = true;
         CompletableFuture<List<Member>> manifestWrite = null;
+        byte[] encoded = null;
         long generation = 0;
         try {
             sendBlock();
             List<Manifest.BlockRef> refs = awaitBlocks();
             long now = System.currentTimeMillis();
-            generation = Manifest.nextGeneration(previousGeneration, now);
+            generation = Manifest.nextGeneration(observed == null ? 0 : observed.newest().generation(), now);
             Manifest manifest = Manifest.file(path, generation, now, position, refs);
-            manifestWrite = node.storage().write(NamespaceKeys.manifestKey(path), manifest.encode(), false);
-            RingStorage.await(manifestWrite);
+            if (exclusive) {
+                new ManifestStore(node).create(manifest, observed, displayPath); // takes its own copies back if it fails
+            } else {
+                encoded = manifest.encode();
+                manifestWrite = node.storage().write(NamespaceKeys.manifestKey(path), encoded, false);
+                RingStorage.await(manifestWrite);
+            }
+        } catch (FileAlreadyExistsException e) {
+            discard(null, null, generation);
+            throw e;
         } catch (IOException | RuntimeException e) {
-            discard(manifestWrite, generation);
+            discard(manifestWrite, encoded, generation);
             throw new IOException("Could not write " + displayPath + " to the sr3 ring: " + e.getMessage(), e);
         }
         if (replaced != null) {
@@ -193,15 +207,20 @@ final class Sr3OutputStream extends FSDataOutputStream {
      * manifest if its write was started. A write can still land after the close failed (Flink
      * interrupts a cancelled checkpoint's thread while it waits), so each delete runs once its
      * write has settled, on the thread that completes the write: a network thread, where the
-     * delete must not wait (it would wait for an answer only that thread can read). A manifest
-     * that would have replaced an existing file is not deleted (that would delete the file):
-     * the replaced manifest is stored again above the failed one's generation, so copies of the
-     * failed one that landed cannot shadow it.
+     * delete must not wait (it would wait for an answer only that thread can read). Copies of a
+     * failed manifest are taken back only where the key still holds them, so another writer's
+     * manifest of the path is never deleted. A manifest that would have replaced an existing file
+     * is not deleted (that would delete the file): the replaced manifest is stored again above the
+     * failed one's generation, so copies of the failed one that landed cannot shadow it.
      */
-    private void discard(@Nullable CompletableFuture<List<Member>> manifestWrite, long failedGeneration) {
+    private void discard(@Nullable CompletableFuture<List<Member>> manifestWrite, @Nullable byte[] encoded,
+            long failedGeneration) {
         String key = NamespaceKeys.manifestKey(path);
         if (manifestWrite != null && replaced == null) {
-            manifestWrite.handle((holders, error) -> node.storage().deleteOnAsync(key, null));
+            manifestWrite.handle((holders, error) -> {
+                new ManifestStore(node).putBack(key, encoded, null, null);
+                return null;
+            });
         } else if (manifestWrite != null) {
             byte[] restored = replaced.withBlocks(replaced.blocks(), failedGeneration + 1).encode();
             manifestWrite.handle((holders, error) -> node.storage().write(key, restored, false));

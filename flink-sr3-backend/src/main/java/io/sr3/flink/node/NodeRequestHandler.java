@@ -3,6 +3,7 @@ package io.sr3.flink.node;
 import io.sr3.flink.ring.Member;
 import io.sr3.flink.ring.MemberCodec;
 import io.sr3.flink.store.BlockNotFoundException;
+import io.sr3.flink.store.BlockStore;
 import io.sr3.flink.store.CorruptBlockException;
 import io.sr3.flink.transport.ErrorCode;
 import io.sr3.flink.transport.Frame;
@@ -65,6 +66,11 @@ final class NodeRequestHandler implements RequestHandler {
                     node.store().put(Payloads.putBlockKey(payload), Payloads.putBlockData(payload));
                     yield ok();
                 }
+                case COMPARE_AND_PUT -> {
+                    Payloads.CompareAndPut swap = Payloads.compareAndPut(request.payload());
+                    BlockStore.Swap done = node.store().compareAndPut(swap.key(), swap.expected(), swap.replacement());
+                    yield data(Payloads.swap(done.swapped(), done.found()));
+                }
                 case GET_BLOCK -> data(node.store().get(Payloads.utf8(request.payload())));
                 case DELETE_BLOCK -> {
                     node.store().delete(Payloads.utf8(request.payload()));
@@ -99,7 +105,8 @@ final class NodeRequestHandler implements RequestHandler {
             return error(ErrorCode.STORE_FAILED, e.getMessage());
         } catch (IOException e) {
             LOG.warn("[{}] {} from {} failed", node.self().id(), request.type(), remote, e);
-            return error(request.type() == MessageType.PUT_BLOCK ? ErrorCode.STORE_FAILED : ErrorCode.INTERNAL, e.getMessage());
+            return error(request.type() == MessageType.PUT_BLOCK || request.type() == MessageType.COMPARE_AND_PUT
+                    ? ErrorCode.STORE_FAILED : ErrorCode.INTERNAL, e.getMessage());
         }
     }
 

@@ -315,6 +315,20 @@ public final class RingNode implements AutoCloseable {
         return client.request(target.address(), MessageType.PUT_BLOCK, Payloads.putBlock(key, data)).thenApply(f -> null);
     }
 
+    /**
+     * Replaces a value on one node only if it holds {@code expected} (null: nothing) or already
+     * the replacement (null: delete); see {@link BlockStore#compareAndPut}.
+     */
+    public CompletableFuture<BlockStore.Swap> compareAndPut(Member target, String key, @Nullable byte[] expected,
+            @Nullable byte[] replacement) {
+        if (target.sameNode(self)) {
+            return local(() -> store.compareAndPut(key, expected, replacement));
+        }
+        return client.request(target.address(), MessageType.COMPARE_AND_PUT,
+                        Payloads.compareAndPut(key, expected, replacement))
+                .thenApply(f -> new BlockStore.Swap(Payloads.swapped(f.payload()), Payloads.swapFound(f.payload())));
+    }
+
     /** Reads a verified block from one node. */
     public CompletableFuture<byte[]> get(Member target, String key) {
         if (target.sameNode(self)) {

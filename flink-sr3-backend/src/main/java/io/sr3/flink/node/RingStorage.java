@@ -97,7 +97,7 @@ public final class RingStorage {
     public CompletableFuture<List<Member>> write(String key, byte[] data, boolean writerFirst) {
         ConsistentHash ring = node.membership().ring();
         int quorum = writeQuorum();
-        int wanted = Math.max(quorum, Math.min(node.config().replicationFactor(), ring.size()));
+        int wanted = wantedCopies();
         if (wanted < node.config().replicationFactor() && smallRingWarned.compareAndSet(false, true)) {
             LOG.warn("[{}] the ring has {} member(s) but sr3.ring.replication-factor is {}: data is stored with {} "
                     + "cop{} until more nodes join", node.self().id(), ring.size(), node.config().replicationFactor(),
@@ -114,6 +114,17 @@ public final class RingStorage {
                     Map.of("ring", "only " + members + " are members"), order.size()));
         }
         return new ReplicatedWrite(node, key, data, wanted, quorum, writerFirst, order).start();
+    }
+
+    /** How many copies a write aims for: the replication factor, fewer in a smaller ring, never below the quorum. */
+    public int wantedCopies() {
+        return Math.max(writeQuorum(), Math.min(node.config().replicationFactor(), node.membership().ring().size()));
+    }
+
+    /** The nodes a write of {@code key} without a preferred writer asks, in order: placement first, suspected last. */
+    public List<Member> writeOrder(String key) {
+        ConsistentHash ring = node.membership().ring();
+        return suspectedLast(ring.placement(key, null, ring.size()));
     }
 
     /** Blocking form of {@link #write}. */

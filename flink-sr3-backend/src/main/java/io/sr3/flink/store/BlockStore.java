@@ -3,6 +3,7 @@ package io.sr3.flink.store;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
@@ -35,7 +37,9 @@ import java.util.zip.CRC32C;
  *
  * <p>Writes go to a temporary file that is renamed into place atomically, so a reader sees
  * either the whole block or none of it. Every read checks magic, version, length and checksum
- * and throws {@link CorruptBlockException} instead of returning damaged bytes.
+ * and throws {@link CorruptBlockException} instead of returning damaged bytes. Puts, deletes and
+ * {@link #compareAndPut} of one key are serialized (striped locks), so a compare-and-put sees no
+ * other change between its read and its write.
  */
 @ThreadSafe
 public final class BlockStore {
@@ -53,6 +57,7 @@ public final class BlockStore {
     /** Bytes of complete blocks plus bytes reserved by writes in progress. */
     private final AtomicLong bytesStored = new AtomicLong();
     private final long maxBytes;
+    private final Object[] keyLocks = new Object[64];
 
     /** A store without a size limit. */
     public BlockStore(Path directory, boolean fsync) throws IOException {
@@ -73,6 +78,9 @@ public final class BlockStore {
         this.directory = Files.createDirectories(directory);
         this.fsync = fsync;
         this.maxBytes = maxBytes;
+        for (int i = 0; i < keyLocks.length; i++) {
+            keyLocks[i] = new Object();
+        }
         long existing = 0;
         try (DirectoryStream<Path> files = Files.newDirectoryStream(directory)) {
             for (Path file : files) {
@@ -103,6 +111,54 @@ public final class BlockStore {
      */
     public void put(String key, byte[] data) throws IOException {
         Path target = fileOf(key);
+        synchronized (lockOf(key)) {
+            putLocked(key, target, data);
+        }
+    }
+
+    private Object lockOf(String key) {
+        return keyLocks[Math.floorMod(key.hashCode(), keyLocks.length)];
+    }
+
+    /**
+     * What {@link #compareAndPut} did.
+     *
+     * @param swapped whether the key now holds the replacement (or, for a delete, nothing)
+     * @param found the value the key held before, null if none (or unreadable: see {@link #compareAndPut})
+     */
+    public record Swap(boolean swapped, @Nullable byte[] found) {}
+
+    /**
+     * Replaces the value under {@code key} with {@code replacement} (null: deletes it) if the
+     * current value equals {@code expected} (null: the key is absent) or already equals the
+     * replacement, atomically with respect to every other change of the key in this store. A
+     * value that fails verification counts as absent: it holds nothing a reader can use.
+     */
+    public Swap compareAndPut(String key, @Nullable byte[] expected, @Nullable byte[] replacement) throws IOException {
+        Path target = fileOf(key);
+        synchronized (lockOf(key)) {
+            byte[] current;
+            try {
+                current = read(key).data();
+            } catch (BlockNotFoundException e) {
+                current = null;
+            } catch (CorruptBlockException e) {
+                LOG.warn("Compare-and-put of {} treats its damaged value as absent: {}", key, e.getMessage());
+                current = null;
+            }
+            if (!Arrays.equals(current, expected) && !Arrays.equals(current, replacement)) {
+                return new Swap(false, current);
+            }
+            if (replacement == null) {
+                deleteLocked(target);
+            } else if (!Arrays.equals(current, replacement)) {
+                putLocked(key, target, replacement);
+            }
+            return new Swap(true, current);
+        }
+    }
+
+    private void putLocked(String key, Path target, byte[] data) throws IOException {
         long growth = HEADER_SIZE + (long) data.length - sizeOrZero(target);
         reserve(key, growth);
         try {
@@ -240,6 +296,12 @@ public final class BlockStore {
     /** Deletes a block; deleting a missing block is not an error. */
     public void delete(String key) throws IOException {
         Path file = fileOf(key);
+        synchronized (lockOf(key)) {
+            deleteLocked(file);
+        }
+    }
+
+    private void deleteLocked(Path file) throws IOException {
         long size = sizeOrZero(file);
         if (Files.deleteIfExists(file)) {
             bytesStored.addAndGet(-size);

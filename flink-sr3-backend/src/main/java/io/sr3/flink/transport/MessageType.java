@@ -46,6 +46,14 @@ public enum MessageType {
      * {@link ErrorCode#CORRUPT}, or {@link ErrorCode#UPSTREAM_FAILED} when a hop could not be reached.
      */
     RELAY_BLOCK(16),
+    /**
+     * Replace a value only if it is the one the sender expects (see {@code
+     * BlockStore#compareAndPut}): exclusive creates and the undo of a failed one. Payload: {@code
+     * keyLength u16 | key utf8 | expectedLength i32 (-1: absent) | expected | replacementLength i32
+     * (-1: delete) | replacement}. Answer: {@link #DATA} holding {@code swapped u8 | foundLength i32
+     * (-1: absent) | found}.
+     */
+    COMPARE_AND_PUT(17),
 
     /** Success without a body. */
     OK(100),

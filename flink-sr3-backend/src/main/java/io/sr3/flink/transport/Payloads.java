@@ -1,5 +1,7 @@
 package io.sr3.flink.transport;
 
+import javax.annotation.Nullable;
+
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -50,6 +52,89 @@ public final class Payloads {
             throw new IllegalArgumentException("PUT_BLOCK key length " + keyLength + " exceeds payload of " + payload.length + " bytes");
         }
         return keyLength;
+    }
+
+    /** A decoded {@link MessageType#COMPARE_AND_PUT} request; a null value stands for "absent". */
+    public record CompareAndPut(String key, @Nullable byte[] expected, @Nullable byte[] replacement) {}
+
+    public static byte[] compareAndPut(String key, @Nullable byte[] expected, @Nullable byte[] replacement) {
+        byte[] keyBytes = utf8(key);
+        if (keyBytes.length > 0xFFFF) {
+            throw new IllegalArgumentException("Key longer than 65535 bytes: " + key);
+        }
+        ByteBuffer buffer = ByteBuffer.allocate(2 + keyBytes.length + 8 + lengthOf(expected) + lengthOf(replacement));
+        buffer.putShort((short) keyBytes.length).put(keyBytes);
+        putOptional(buffer, expected);
+        putOptional(buffer, replacement);
+        return buffer.array();
+    }
+
+    public static CompareAndPut compareAndPut(byte[] payload) {
+        int keyLength = keyLength(payload);
+        ByteBuffer buffer = ByteBuffer.wrap(payload, 2 + keyLength, payload.length - 2 - keyLength);
+        String key = new String(payload, 2, keyLength, StandardCharsets.UTF_8);
+        byte[] expected = getOptional(buffer, "expected value");
+        byte[] replacement = getOptional(buffer, "replacement");
+        if (buffer.hasRemaining()) {
+            throw new IllegalArgumentException("COMPARE_AND_PUT payload has " + buffer.remaining() + " trailing bytes");
+        }
+        return new CompareAndPut(key, expected, replacement);
+    }
+
+    /** The answer to a {@link MessageType#COMPARE_AND_PUT}: {@code swapped u8 | foundLength i32 (-1: absent) | found}. */
+    public static byte[] swap(boolean swapped, @Nullable byte[] found) {
+        ByteBuffer buffer = ByteBuffer.allocate(1 + 4 + lengthOf(found));
+        buffer.put((byte) (swapped ? 1 : 0));
+        putOptional(buffer, found);
+        return buffer.array();
+    }
+
+    /** Whether a {@link #swap} answer says the value was replaced. */
+    public static boolean swapped(byte[] payload) {
+        if (payload.length < 5) {
+            throw new IllegalArgumentException("COMPARE_AND_PUT answer of " + payload.length + " bytes is too short");
+        }
+        return payload[0] == 1;
+    }
+
+    /** The value a {@link #swap} answer found, null if the key was absent. */
+    @Nullable
+    public static byte[] swapFound(byte[] payload) {
+        ByteBuffer buffer = ByteBuffer.wrap(payload, 1, payload.length - 1);
+        byte[] found = getOptional(buffer, "found value");
+        if (buffer.hasRemaining()) {
+            throw new IllegalArgumentException("COMPARE_AND_PUT answer has " + buffer.remaining() + " trailing bytes");
+        }
+        return found;
+    }
+
+    private static int lengthOf(@Nullable byte[] value) {
+        return value == null ? 0 : value.length;
+    }
+
+    private static void putOptional(ByteBuffer buffer, @Nullable byte[] value) {
+        buffer.putInt(value == null ? -1 : value.length);
+        if (value != null) {
+            buffer.put(value);
+        }
+    }
+
+    @Nullable
+    private static byte[] getOptional(ByteBuffer buffer, String what) {
+        if (buffer.remaining() < 4) {
+            throw new IllegalArgumentException("COMPARE_AND_PUT " + what + " has no length");
+        }
+        int length = buffer.getInt();
+        if (length == -1) {
+            return null;
+        }
+        if (length < 0 || length > buffer.remaining()) {
+            throw new IllegalArgumentException("COMPARE_AND_PUT " + what + " of " + length + " bytes exceeds the "
+                    + buffer.remaining() + " bytes left");
+        }
+        byte[] value = new byte[length];
+        buffer.get(value);
+        return value;
     }
 
     /** {@code count i32 | (length u16 | utf8)*}. */

@@ -96,6 +96,39 @@ class ReplicaRepairerTest {
         }
     }
 
+    @Test
+    void aScanThatLeftWorkRunsAgainWhenTheMembersOfTheLastCleanScanAreBack() throws Exception {
+        ring = TestingRing.start(3, TestingRing.testConfig(), root);
+        RingNode owner = ring.node(1);
+        ReplicaRepairer repairer = new ReplicaRepairer(owner);
+        repairer.run();
+        assertThat(repairer.pending()).as("after a clean scan of all three members").isFalse();
+
+        // A file whose only block lives on node 2 alone, described by a manifest on node 1 alone.
+        byte[] data = new byte[1000];
+        new Random(3).nextBytes(data);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(data);
+        ring.node(2).store().put("b-lonely-0", data);
+        String path = "/repair-test/" + UUID.randomUUID() + "/lonely";
+        Manifest manifest = Manifest.file(path, 1, System.currentTimeMillis(), data.length, List.of(
+                new Manifest.BlockRef("b-lonely-0", data.length, (int) crc.getValue(), List.of(ring.node(2).self()))));
+        owner.store().put(NamespaceKeys.manifestKey(path), manifest.encode());
+
+        ring.node(2).close();
+        ring.awaitMembers(2);
+        repairer.run();
+        assertThat(owner.metrics().underReplicatedBlocks.get()).as("a block whose only holder is away").isEqualTo(1);
+
+        ring.restart(2);
+        ring.awaitMembers(3);
+        assertThat(repairer.pending()).as("the same members as the last clean scan, but the last scan left work")
+                .isTrue();
+        repairer.run();
+        assertThat(owner.metrics().underReplicatedBlocks.get()).isZero();
+        assertThat(repairer.pending()).isFalse();
+    }
+
     /** Reads the file while {@code absent} holds nothing: its blocks are set aside and put back afterwards. */
     private static byte[] readAllWithout(List<RingNode> survivors, RingNode absent, Path file, FileSystem fs)
             throws IOException {

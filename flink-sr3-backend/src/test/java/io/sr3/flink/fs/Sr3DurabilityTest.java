@@ -23,6 +23,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
+import java.nio.file.FileAlreadyExistsException;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -324,6 +331,67 @@ class Sr3DurabilityTest {
         assertThat(read(fs, file)).isEqualTo(data);
     }
 
+    @Test
+    void ofConcurrentNoOverwriteCreatesOfOnePathExactlyOneWinsAndTheLosersLeaveNothing() throws Exception {
+        ring = TestingRing.start(3, config(), root);
+        Path file = new Path("sr3:///create-race/" + UUID.randomUUID() + "/f");
+        FileSystem fs = file.getFileSystem();
+        int creators = 6;
+        List<FSDataOutputStream> streams = new ArrayList<>();
+        List<byte[]> contents = new ArrayList<>();
+        for (int i = 0; i < creators; i++) {
+            // Every stream opens before any closes: each passes the existence check of create().
+            FSDataOutputStream out = fs.create(file, WriteMode.NO_OVERWRITE);
+            byte[] data = bytes(BLOCK * 2 + i);
+            out.write(data);
+            streams.add(out);
+            contents.add(data);
+        }
+        ExecutorService closers = Executors.newFixedThreadPool(creators);
+        CountDownLatch start = new CountDownLatch(1);
+        List<Future<?>> closes = new ArrayList<>();
+        List<Integer> winners = new ArrayList<>();
+        try {
+            for (FSDataOutputStream out : streams) {
+                closes.add(closers.submit(() -> {
+                    start.await();
+                    out.close();
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (int i = 0; i < creators; i++) {
+                try {
+                    closes.get(i).get(30, TimeUnit.SECONDS);
+                    winners.add(i);
+                } catch (ExecutionException e) {
+                    assertThat(e.getCause()).as("creator %d lost", i).isInstanceOf(FileAlreadyExistsException.class)
+                            .hasMessageContaining("another writer");
+                }
+            }
+            assertThat(winners).as("creators whose close succeeded").hasSize(1);
+            assertThat(read(fs, file)).isEqualTo(contents.get(winners.get(0)));
+        } finally {
+            closers.shutdownNow();
+        }
+        // The losers' blocks go; the winner's stay, each on 2 nodes.
+        long winnerBlocks = (contents.get(winners.get(0)).length + BLOCK - 1) / BLOCK;
+        TestingRing.awaitCondition(() -> blocksOnDisk() == winnerBlocks * 2, "the losers' blocks to be deleted");
+        assertThat(read(fs, file)).isEqualTo(contents.get(winners.get(0)));
+    }
+
+    private long blocksOnDisk() {
+        long blocks = 0;
+        for (RingNode node : ring.nodes()) {
+            try {
+                blocks += node.store().keys("b-").size();
+            } catch (IOException e) {
+                throw new java.io.UncheckedIOException(e);
+            }
+        }
+        return blocks;
+    }
+
     /**
      * Two repairers with different views can leave same-generation copies that list different
      * holders; the one a reader does not pick must not survive on a node that does not own the
@@ -338,7 +406,7 @@ class Sr3DurabilityTest {
         byte[] data = bytes(BLOCK * 2);
         write(fs, file, data);
         String manifestKey = NamespaceKeys.manifestKey(file.toUri().getPath());
-        RingNode writer = ring.node(0);
+        RingNode writer = ring.nodes().stream().filter(n -> n.store().contains(manifestKey)).findFirst().orElseThrow();
         byte[] good = writer.store().get(manifestKey);
         byte[] stale = copyListingADepartedHolder(Manifest.decode(good, manifestKey), good);
         List<Member> order = writer.membership().ring().successors(manifestKey);

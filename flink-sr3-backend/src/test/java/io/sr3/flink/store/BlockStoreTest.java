@@ -38,6 +38,25 @@ class BlockStoreTest {
     }
 
     @Test
+    void compareAndPutReplacesOnlyTheExpectedValueAndReportsWhatItFound() throws Exception {
+        BlockStore store = new BlockStore(dir, false);
+        byte[] first = {1};
+        byte[] second = {2};
+        assertThat(store.compareAndPut("m-1", null, first).swapped()).as("absent as expected").isTrue();
+        BlockStore.Swap refused = store.compareAndPut("m-1", null, second);
+        assertThat(refused.swapped()).as("a second create of the key").isFalse();
+        assertThat(refused.found()).containsExactly(1);
+        assertThat(store.compareAndPut("m-1", null, first).swapped()).as("a repeat of the stored value").isTrue();
+        assertThat(store.compareAndPut("m-1", first, second).swapped()).isTrue();
+        assertThat(store.get("m-1")).containsExactly(2);
+        assertThat(store.compareAndPut("m-1", first, null).swapped()).as("a delete of a value it no longer holds")
+                .isFalse();
+        assertThat(store.compareAndPut("m-1", second, null).swapped()).isTrue();
+        assertThat(store.contains("m-1")).isFalse();
+        assertThat(store.bytesStored()).isZero();
+    }
+
+    @Test
     void missingBlockIsReportedAsSuch() throws Exception {
         BlockStore store = new BlockStore(dir, false);
         assertThatThrownBy(() -> store.get("b-404")).isInstanceOf(BlockNotFoundException.class).hasMessageContaining("b-404");

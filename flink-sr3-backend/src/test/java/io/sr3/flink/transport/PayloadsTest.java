@@ -1,0 +1,46 @@
+package io.sr3.flink.transport;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Compare-and-put payloads round-trip, and a hostile one fails with a precise message before anything is allocated. */
+class PayloadsTest {
+
+    @Test
+    void compareAndPutRoundTripsAbsentValuesAndBytes() {
+        Payloads.CompareAndPut decoded = Payloads.compareAndPut(Payloads.compareAndPut("m-1", null, new byte[] {7, 8}));
+        assertThat(decoded.key()).isEqualTo("m-1");
+        assertThat(decoded.expected()).isNull();
+        assertThat(decoded.replacement()).containsExactly(7, 8);
+        Payloads.CompareAndPut delete = Payloads.compareAndPut(Payloads.compareAndPut("m-1", new byte[0], null));
+        assertThat(delete.expected()).isEmpty();
+        assertThat(delete.replacement()).isNull();
+
+        byte[] answer = Payloads.swap(false, new byte[] {1, 2, 3});
+        assertThat(Payloads.swapped(answer)).isFalse();
+        assertThat(Payloads.swapFound(answer)).containsExactly(1, 2, 3);
+        assertThat(Payloads.swapFound(Payloads.swap(true, null))).isNull();
+    }
+
+    @Test
+    void aLengthBeyondThePayloadOrTrailingBytesAreRefused() {
+        byte[] valid = Payloads.compareAndPut("m-1", new byte[] {1}, new byte[] {2});
+        byte[] huge = valid.clone();
+        ByteBuffer.wrap(huge).putInt(2 + 3, Integer.MAX_VALUE); // the expected value's length
+        assertThatThrownBy(() -> Payloads.compareAndPut(huge)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("expected value of 2147483647 bytes exceeds");
+        byte[] negative = valid.clone();
+        ByteBuffer.wrap(negative).putInt(2 + 3, -2);
+        assertThatThrownBy(() -> Payloads.compareAndPut(negative)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Payloads.compareAndPut(Arrays.copyOf(valid, valid.length + 1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("trailing");
+        assertThatThrownBy(() -> Payloads.compareAndPut(Arrays.copyOf(valid, 2 + 3 + 2)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("has no length");
+        assertThatThrownBy(() -> Payloads.swapped(new byte[2])).isInstanceOf(IllegalArgumentException.class);
+    }
+}
