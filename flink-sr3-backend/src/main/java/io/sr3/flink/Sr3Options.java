@@ -217,9 +217,10 @@ public final class Sr3Options {
             ConfigOptions.key("sr3.transport.secret")
                     .stringType()
                     .noDefaultValue()
-                    .withDescription("Shared secret every ring node must know (HMAC-SHA256 challenge/response, the "
-                            + "secret never crosses the network). Without it the ring is unauthenticated and says so "
-                            + "at start.");
+                    .withDescription("Shared secret every ring node must know: a handshake in which both sides "
+                            + "prove it (HMAC-SHA256 over fresh nonces of both; the secret never crosses the network) "
+                            + "and a MAC on every frame after it. Needed across machines unless TLS is on (or "
+                            + "sr3.transport.authentication is none); a ring of one process uses a random one.");
 
     public static final ConfigOption<MemorySize> MAX_FRAME_SIZE =
             ConfigOptions.key("sr3.transport.max-frame-size")
@@ -272,8 +273,10 @@ public final class Sr3Options {
         List<ConfigOption<?>> all = new ArrayList<>(List.of(WORKING_STATE, RING_HOST, RING_PORT, RING_SEEDS,
                 REPLICATION_FACTOR, MIN_REPLICAS, RING_CLUSTER_ID, RING_ZONE, RING_ROLE, RING_VIRTUAL_NODES, FAILURE_DETECTOR_INTERVAL,
                 FAILURE_DETECTOR_TIMEOUT, REPAIR_INTERVAL, REPAIR_DELAY, BLOCK_SIZE, STORE_DIR, STORE_FSYNC,
-                STORE_MAX_SIZE, ORPHAN_GRACE_PERIOD, TOMBSTONE_RETENTION, TRANSPORT_SECRET, MAX_FRAME_SIZE, REQUEST_TIMEOUT, RESTORE_STRATEGY,
-                RESTORE_TREE_FAN_IN, RESTORE_MAX_CONCURRENT_FETCHES, RESTORE_PREFETCH_MAX_SIZE));
+                STORE_MAX_SIZE, ORPHAN_GRACE_PERIOD, TOMBSTONE_RETENTION, TRANSPORT_SECRET));
+        all.addAll(Sr3SecurityOptions.all());
+        all.addAll(List.of(MAX_FRAME_SIZE, REQUEST_TIMEOUT, RESTORE_STRATEGY, RESTORE_TREE_FAN_IN,
+                RESTORE_MAX_CONCURRENT_FETCHES, RESTORE_PREFETCH_MAX_SIZE));
         all.addAll(Sr3PacingOptions.all());
         return List.copyOf(all);
     }
@@ -372,7 +375,8 @@ public final class Sr3Options {
                 virtualNodes,
                 storeDir == null ? null : Paths.get(storeDir),
                 get(config, raw, STORE_FSYNC),
-                secret,
+                Sr3SecurityOptions.security(config, raw, secret, seeds),
+                Sr3SecurityOptions.limits(config, raw),
                 (int) maxFrame.getBytes(),
                 requestTimeout,
                 interval,
@@ -472,7 +476,7 @@ public final class Sr3Options {
         }
     }
 
-    private static <T> T get(ReadableConfig config, Map<String, String> raw, ConfigOption<T> option) {
+    static <T> T get(ReadableConfig config, Map<String, String> raw, ConfigOption<T> option) {
         try {
             return config.get(option);
         } catch (IllegalArgumentException e) {
@@ -497,19 +501,21 @@ public final class Sr3Options {
         return "could not be parsed";
     }
 
-    private static void check(boolean condition, ConfigOption<?> option, Map<String, String> raw, String rule) {
+    static void check(boolean condition, ConfigOption<?> option, Map<String, String> raw, String rule) {
         if (!condition) {
             throw invalid(option, raw, rule);
         }
     }
 
     private static IllegalConfigurationException invalid(ConfigOption<?> option, Map<String, String> raw, String rule) {
-        String value = raw.getOrDefault(option.key(), String.valueOf(option.defaultValue()));
+        String value = LOOKS_SENSITIVE.matcher(option.key()).find()
+                ? "******"
+                : raw.getOrDefault(option.key(), String.valueOf(option.defaultValue()));
         return new IllegalConfigurationException(String.format("Invalid value '%s' for flink-sr3 option '%s': %s",
                 value, option.key(), rule));
     }
 
-    private static boolean isPositive(Duration d) {
+    static boolean isPositive(Duration d) {
         return d != null && !d.isZero() && !d.isNegative();
     }
 }

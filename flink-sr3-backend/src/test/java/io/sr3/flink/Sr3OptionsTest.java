@@ -34,7 +34,47 @@ class Sr3OptionsTest {
         assertThat(node.host()).isEqualTo("127.0.0.1");
         assertThat(node.replicationFactor()).isEqualTo(2);
         assertThat(node.blockSize()).isEqualTo(4 * 1024 * 1024);
-        assertThat(node.secret()).isNull();
+        assertThat(node.security().tls()).isNull();
+        assertThat(node.secret()).as("a ring of one process authenticates with a random secret of this JVM")
+                .isNotNull().isEqualTo(Sr3Options.nodeConfig(new Configuration()).secret());
+    }
+
+    @Test
+    void aRingAcrossProcessesHasNoSecretUnlessOneIsSetAndNoneIsSaidExplicitly() {
+        Configuration config = config("sr3.ring.seeds", "10.0.0.1:6130");
+        config.setString("sr3.ring.host", "10.0.0.2");
+        NodeConfig node = Sr3Options.nodeConfig(config);
+        assertThat(node.security().authenticates()).isFalse();
+        assertThat(node.security().unauthenticatedAllowed()).isFalse();
+        config.setString("sr3.transport.authentication", "none");
+        assertThat(Sr3Options.nodeConfig(config).security().unauthenticatedAllowed()).isTrue();
+        config.setString("sr3.transport.secret", "s3cret-value");
+        NodeConfig withSecret = Sr3Options.nodeConfig(config);
+        assertThat(withSecret.secret()).isEqualTo("s3cret-value");
+        assertThat(withSecret.toString()).doesNotContain("s3cret-value");
+    }
+
+    @Test
+    void tlsFollowsFlinksInternalTlsSettingsAndNamesWhatIsMissing(@org.junit.jupiter.api.io.TempDir Path dir)
+            throws Exception {
+        Configuration config = config("security.ssl.internal.enabled", "true");
+        assertThatThrownBy(() -> Sr3Options.nodeConfig(config)).isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("sr3.transport.ssl.keystore").hasMessageContaining("security.ssl.internal.keystore");
+        Path keystore = Files.write(dir.resolve("node.p12"), new byte[] {1});
+        Path truststore = Files.write(dir.resolve("ca.p12"), new byte[] {1});
+        config.setString("security.ssl.internal.keystore", keystore.toString());
+        config.setString("security.ssl.internal.truststore", truststore.toString());
+        config.setString("security.ssl.internal.keystore-password", "ks-pass-value");
+        config.setString("security.ssl.internal.truststore-password", "ts-pass-value");
+        NodeConfig node = Sr3Options.nodeConfig(config);
+        assertThat(node.security().tls().keystore()).isEqualTo(keystore);
+        assertThat(node.security().tls().keyPassword()).as("defaults to the keystore password").isEqualTo("ks-pass-value");
+        assertThat(node.security().tls().protocols()).containsExactly("TLSv1.2");
+        assertThat(node.secret()).as("no random secret when TLS authenticates").isNull();
+        assertThat(node.toString()).doesNotContain("ks-pass-value").doesNotContain("ts-pass-value");
+        config.setString("sr3.transport.ssl.keystore", dir.resolve("missing.p12").toString());
+        assertThatThrownBy(() -> Sr3Options.nodeConfig(config)).hasMessageContaining("sr3.transport.ssl.keystore")
+                .hasMessageContaining("no readable file");
     }
 
     @Test

@@ -6,6 +6,7 @@ import io.sr3.flink.cluster.ProcessCluster;
 import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.cluster.RecoveryProbe;
 import io.sr3.flink.node.RingStatsClient;
+import io.sr3.flink.transport.TransportSecurity;
 import io.sr3.flink.testjob.FileResultSink;
 import io.sr3.flink.testjob.KeyResult;
 import io.sr3.flink.testjob.StatefulTestJob;
@@ -44,7 +45,7 @@ public final class LocalClusterDemo {
         Path results = dir.resolve("results");
         say("Starting a JobManager and 3 TaskManagers (replication factor 2) in " + dir);
         try (ProcessCluster cluster = ProcessCluster.start(ClusterSpec.sr3(3, 2), dir);
-                RingStatsClient stats = new RingStatsClient(null, Duration.ofSeconds(2))) {
+                RingStatsClient stats = new RingStatsClient(TransportSecurity.none(), Duration.ofSeconds(2))) {
             for (FlinkProcess tm : cluster.liveTaskManagers()) {
                 say("  " + tm + ": ring node " + tm.ringAddress() + ", config " + tm.directory().resolve("config.yaml"));
             }

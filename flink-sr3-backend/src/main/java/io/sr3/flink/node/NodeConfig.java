@@ -1,6 +1,8 @@
 package io.sr3.flink.node;
 
 import io.sr3.flink.restore.RestoreSettings;
+import io.sr3.flink.transport.TransportLimits;
+import io.sr3.flink.transport.TransportSecurity;
 
 import javax.annotation.Nullable;
 
@@ -21,7 +23,8 @@ import java.util.Objects;
  * @param virtualNodes tokens per member on the hash ring
  * @param storeDirectory where blocks live; null for the default under the temp directory
  * @param fsync whether blocks are forced to disk before they are acknowledged
- * @param secret the shared transport secret; null for an unauthenticated ring
+ * @param security how ring connections are protected (TLS, the shared secret); printed without secrets
+ * @param limits what the ring server spends on its peers at most
  * @param maxFrameSize the largest frame accepted from a peer
  * @param requestTimeout the deadline of every remote request
  * @param pingInterval how often the failure detector probes each member
@@ -44,7 +47,8 @@ public record NodeConfig(
         int virtualNodes,
         @Nullable Path storeDirectory,
         boolean fsync,
-        @Nullable String secret,
+        TransportSecurity security,
+        TransportLimits limits,
         int maxFrameSize,
         Duration requestTimeout,
         Duration pingInterval,
@@ -57,6 +61,19 @@ public record NodeConfig(
         RestoreSettings restore,
         DurabilitySettings durability) {
 
+    /** The shared secret, or null: part of {@link #security()}. */
+    @Nullable
+    public String secret() {
+        return security.secret();
+    }
+
+    /** A copy with other transport security and limits. */
+    public NodeConfig withTransport(TransportSecurity newSecurity, TransportLimits newLimits) {
+        return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, newSecurity,
+                newLimits, maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
+                storeMaxBytes, orphanGracePeriod, restore, durability);
+    }
+
     /** Bytes a block frame adds around the block: frame header plus the PUT key prefix. */
     public static final int BLOCK_FRAME_OVERHEAD = 1024;
 
@@ -65,6 +82,8 @@ public record NodeConfig(
         ports = List.copyOf(ports);
         seeds = List.copyOf(seeds);
         Objects.requireNonNull(zone, "zone");
+        Objects.requireNonNull(security, "security");
+        Objects.requireNonNull(limits, "limits");
         if (ports.isEmpty()) {
             throw new IllegalArgumentException("At least one port (or 0) is required");
         }
@@ -102,7 +121,8 @@ public record NodeConfig(
     public NodeConfig(String host, List<Integer> ports, List<String> seeds, int replicationFactor, String zone,
             int virtualNodes, @Nullable Path storeDirectory, boolean fsync, @Nullable String secret, int maxFrameSize,
             Duration requestTimeout, Duration pingInterval, Duration failureTimeout, int blockSize) {
-        this(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret, maxFrameSize,
+        this(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync,
+                TransportSecurity.ofSecret(secret), TransportLimits.defaults(), maxFrameSize,
                 requestTimeout, pingInterval, failureTimeout, blockSize, RingRole.STORAGE, DEFAULT_REPAIR_INTERVAL,
                 Long.MAX_VALUE, DEFAULT_ORPHAN_GRACE_PERIOD, RestoreSettings.defaults(),
                 DurabilitySettings.defaults(replicationFactor));
@@ -122,50 +142,50 @@ public record NodeConfig(
 
     /** A copy listening on another port and storing in another directory: for extra nodes in one JVM. */
     public NodeConfig withPortAndStore(int port, @Nullable Path store) {
-        return new NodeConfig(host, List.of(port), seeds, replicationFactor, zone, virtualNodes, store, fsync, secret,
-                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
+        return new NodeConfig(host, List.of(port), seeds, replicationFactor, zone, virtualNodes, store, fsync, security,
+                limits, maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
                 storeMaxBytes, orphanGracePeriod, restore, durability);
     }
 
     /** A copy with another shared secret: for tests of the handshake. */
     public NodeConfig withSecret(@Nullable String newSecret) {
-        return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, newSecret,
-                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
+        return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync,
+                new TransportSecurity(security.tls(), newSecret, security.unauthenticatedAllowed()), limits, maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
                 storeMaxBytes, orphanGracePeriod, restore, durability);
     }
 
     /** A copy with other seeds. */
     public NodeConfig withSeeds(List<String> newSeeds) {
-        return new NodeConfig(host, ports, newSeeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
-                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
+        return new NodeConfig(host, ports, newSeeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, security,
+                limits, maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
                 storeMaxBytes, orphanGracePeriod, restore, durability);
     }
 
     /** A copy with another store limit and orphan grace period. */
     public NodeConfig withStoreLimits(long newStoreMaxBytes, Duration newOrphanGracePeriod) {
-        return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
-                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
+        return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, security,
+                limits, maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
                 newStoreMaxBytes, newOrphanGracePeriod, restore, durability);
     }
 
     /** A copy with other restore settings. */
     public NodeConfig withRestore(RestoreSettings newRestore) {
-        return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
-                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
+        return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, security,
+                limits, maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
                 storeMaxBytes, orphanGracePeriod, newRestore, durability);
     }
 
     /** A copy with another write quorum, repair delay or tombstone retention. */
     public NodeConfig withDurability(DurabilitySettings newDurability) {
-        return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
-                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
+        return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, security,
+                limits, maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, role, repairInterval,
                 storeMaxBytes, orphanGracePeriod, restore, newDurability);
     }
 
     /** A copy with another role. */
     public NodeConfig withRole(RingRole newRole) {
-        return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, secret,
-                maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, newRole, repairInterval,
+        return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, security,
+                limits, maxFrameSize, requestTimeout, pingInterval, failureTimeout, blockSize, newRole, repairInterval,
                 storeMaxBytes, orphanGracePeriod, restore, durability);
     }
 

@@ -27,6 +27,7 @@ import javax.annotation.Nullable;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.nio.file.Path;
 import java.nio.file.Paths;
@@ -37,11 +38,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ArrayBlockingQueue;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BooleanSupplier;
@@ -60,6 +63,9 @@ import java.util.function.Supplier;
 public final class RingNode implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(RingNode.class);
+    private static final int IO_THREADS = 4;
+    /** Requests waiting for an I/O thread before new ones are answered BUSY. */
+    static final int MAX_QUEUED_REQUESTS = 1024;
 
     private final NodeConfig config;
     private final Member self;
@@ -68,7 +74,10 @@ public final class RingNode implements AutoCloseable {
     /** The persistent id and lock of this node's store directory; null for a client, which stores nothing. */
     @Nullable private final NodeIdentity identity;
     private final EventLoopGroup eventLoops;
+    /** Runs this node's own store operations. */
     private final ExecutorService ioExecutor;
+    /** Serves peers' requests. */
+    private final ExecutorService requestExecutor;
     private final ScheduledExecutorService scheduler;
     /** Runs background upkeep (replica repair) that does blocking ring I/O, one task at a time. */
     private final ScheduledExecutorService maintenance;
@@ -88,15 +97,19 @@ public final class RingNode implements AutoCloseable {
     private RingNode(NodeConfig config) throws IOException {
         this.config = config;
         this.eventLoops = new MultiThreadIoEventLoopGroup(2, new DefaultThreadFactory("sr3-netty", true), NioIoHandler.newFactory());
-        this.ioExecutor = Executors.newFixedThreadPool(4, new DefaultThreadFactory("sr3-io", true));
+        this.ioExecutor = Executors.newFixedThreadPool(IO_THREADS, new DefaultThreadFactory("sr3-io", true));
+        // Bounded: a flood of peers' requests is answered BUSY instead of queueing without end.
+        this.requestExecutor = new ThreadPoolExecutor(IO_THREADS, IO_THREADS, 0, TimeUnit.MILLISECONDS,
+                new ArrayBlockingQueue<>(MAX_QUEUED_REQUESTS), new DefaultThreadFactory("sr3-requests", true));
         this.scheduler = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("sr3-detector", true));
         this.maintenance = Executors.newSingleThreadScheduledExecutor(new DefaultThreadFactory("sr3-maintenance", true));
         TransportServer boundServer = null;
         NodeIdentity identity = null;
         try {
+            requireAuthenticationAcrossMachines(config);
             NodeRequestHandler handler = new NodeRequestHandler(this);
-            boundServer = TransportServer.start(eventLoops, config.host(), config.ports().iterator(), config.secret(),
-                    config.maxFrameSize(), handler, ioExecutor);
+            boundServer = TransportServer.start(eventLoops, config.host(), config.ports().iterator(), config.security(),
+                    config.limits(), config.maxFrameSize(), handler, requestExecutor);
             this.server = boundServer;
             int port = server.address().getPort();
             Path storeDir = config.storeDirectory() != null
@@ -113,7 +126,7 @@ public final class RingNode implements AutoCloseable {
             this.store = new BlockStore(storeDir, config.fsync(), config.storeMaxBytes());
             // A client is never a member: not even of its own placement snapshot.
             this.membership = new Membership(config.role() == RingRole.CLIENT ? null : self, config.virtualNodes());
-            this.client = new TransportClient(eventLoops, config.secret(), config.maxFrameSize(), config.requestTimeout());
+            this.client = new TransportClient(eventLoops, config.security(), config.maxFrameSize(), config.requestTimeout());
             this.storage = new RingStorage(this);
             this.failureDetector = new FailureDetector(this, System::nanoTime);
         } catch (IOException | RuntimeException e) {
@@ -129,15 +142,34 @@ public final class RingNode implements AutoCloseable {
     }
 
     /**
+     * Refuses an unauthenticated node that other machines can reach, unless the user asked for one
+     * ({@code sr3.transport.authentication: none}).
+     */
+    private static void requireAuthenticationAcrossMachines(NodeConfig config) throws IOException {
+        if (config.security().authenticates() || config.security().unauthenticatedAllowed()) {
+            return;
+        }
+        InetAddress address = InetAddress.getByName(config.host());
+        if (!address.isLoopbackAddress()) {
+            throw new IOException("The sr3 ring node would listen on " + config.host() + ", reachable from other "
+                    + "machines, without authentication: enable TLS (security.ssl.internal.enabled with its keystore "
+                    + "and truststore, which the ring follows) or set sr3.transport.secret on every node; to run an "
+                    + "unauthenticated ring anyway, set sr3.transport.authentication: none");
+        }
+    }
+
+    /**
      * Starts a node, registers it in this JVM's {@link LocalRing} and runs one failure-detector
      * round so that reachable peers are members before the first write.
      */
     public static RingNode start(NodeConfig config) throws IOException {
         RingNode node = new RingNode(config);
-        if (config.secret() == null) {
+        if (!config.security().authenticates()) {
             LOG.warn("[{}] sr3 ring node started WITHOUT authentication: any process that reaches {} can read and "
-                    + "write checkpoint blocks. Set sr3.transport.secret on every node to require a shared secret.",
-                    node.self.id(), node.self.id());
+                    + "write checkpoint blocks. Enable TLS (security.ssl.internal.enabled) or set sr3.transport.secret "
+                    + "on every node.", node.self.id(), node.self.id());
+        } else {
+            LOG.info("[{}] ring connections: {}", node.self.id(), config.security());
         }
         LOG.info("[{}] sr3 ring node started as {} (this process: {}, main class '{}'): store {} ({} bytes present), "
                 + "replication factor {}, write quorum {}, block size {}, seeds {}", node.self.id(),
@@ -284,6 +316,10 @@ public final class RingNode implements AutoCloseable {
         stats.put("orphanBytesSwept", metrics.orphanBytesSwept.get());
         stats.put("surplusBlocksTrimmed", metrics.surplusBlocksTrimmed.get());
         stats.put("repairPending", repairPending.getAsBoolean() ? 1L : 0L);
+        stats.put("openConnections", (long) server.openConnections());
+        stats.put("refusedHandshakes", server.refusedHandshakes());
+        stats.put("refusedConnections", server.refusedConnections());
+        stats.put("busyAnswers", server.busyAnswers());
         extraStats.forEach((name, value) -> stats.put(name, value.getAsLong()));
         return stats;
     }
@@ -462,6 +498,7 @@ public final class RingNode implements AutoCloseable {
         scheduler.shutdownNow();
         maintenance.shutdownNow();
         ioExecutor.shutdownNow();
+        requestExecutor.shutdownNow();
         eventLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
     }
 

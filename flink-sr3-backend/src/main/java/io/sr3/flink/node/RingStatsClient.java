@@ -8,11 +8,12 @@ import io.sr3.flink.ring.Member;
 import io.sr3.flink.transport.MessageType;
 import io.sr3.flink.transport.Payloads;
 import io.sr3.flink.transport.TransportClient;
+import io.sr3.flink.transport.TransportSecurity;
 
-import javax.annotation.Nullable;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -27,11 +28,16 @@ public final class RingStatsClient implements AutoCloseable {
     private final EventLoopGroup eventLoops;
     private final TransportClient client;
 
-    /** @param secret the ring's {@code sr3.transport.secret}, or null for an unauthenticated ring */
-    public RingStatsClient(@Nullable String secret, Duration requestTimeout) {
+    /** @param security the ring's TLS settings and secret ({@link TransportSecurity#none()} for neither) */
+    public RingStatsClient(TransportSecurity security, Duration requestTimeout) {
         this.eventLoops = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("sr3-stats", true),
                 NioIoHandler.newFactory());
-        this.client = new TransportClient(eventLoops, secret, 1024 * 1024, requestTimeout);
+        try {
+            this.client = new TransportClient(eventLoops, security, 1024 * 1024, requestTimeout);
+        } catch (IOException e) {
+            eventLoops.shutdownGracefully(0, 1, TimeUnit.SECONDS);
+            throw new UncheckedIOException(e);
+        }
     }
 
     /**

@@ -6,6 +6,6 @@ public class AuthenticationException extends TransportException {
     private static final long serialVersionUID = 1L;
 
     public AuthenticationException(String peer, String message) {
-        super(peer, message + " (check that every node has the same sr3.transport.secret)");
+        super(peer, message + " (check that every node has the same sr3.transport.secret and TLS settings)");
     }
 }

@@ -15,7 +15,9 @@ public enum ErrorCode {
     /** Any other failure on the peer; the message says what. */
     INTERNAL(6),
     /** A relay could not reach the next hop of its route; the message names the hop. */
-    UPSTREAM_FAILED(7);
+    UPSTREAM_FAILED(7),
+    /** The peer's request queue is full; the request was not run. Try another replica or later. */
+    BUSY(8);
 
     private final int code;
 

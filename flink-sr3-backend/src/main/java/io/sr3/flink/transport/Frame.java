@@ -15,8 +15,13 @@ import java.util.Objects;
  * +----------+---------+------+------------+-------------+-------------+-----------------+
  * </pre>
  *
- * <p>A frame whose magic, version or checksum is wrong, or whose length exceeds the receiver's
- * maximum frame size, closes the connection: nothing after it on that stream can be trusted.
+ * <p>On a connection authenticated with a shared secret, every frame after the handshake is
+ * followed by a 32-byte MAC ({@code FrameMac}). A frame whose magic, version, checksum or MAC is
+ * wrong, or whose length exceeds the receiver's maximum frame size, closes the connection:
+ * nothing after it on that stream can be trusted.
+ *
+ * <p>Version 2 (this one) brought the handshake in which both sides contribute nonces and the
+ * per-frame MAC; version 1 peers are refused.
  */
 public record Frame(MessageType type, long requestId, byte[] payload) {
 
@@ -24,10 +29,10 @@ public record Frame(MessageType type, long requestId, byte[] payload) {
     public static final int MAGIC = 0x53523346;
 
     /** The protocol version this build speaks. */
-    public static final byte VERSION = 1;
+    public static final byte VERSION = 2;
 
     /** The lowest protocol version this build still accepts. */
-    public static final byte LOWEST_COMPATIBLE_VERSION = 1;
+    public static final byte LOWEST_COMPATIBLE_VERSION = 2;
 
     /** Bytes before the payload. */
     public static final int HEADER_SIZE = 4 + 1 + 1 + 8 + 4 + 4;

@@ -4,6 +4,8 @@ import io.netty.buffer.ByteBuf;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 
+import javax.annotation.Nullable;
+
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -11,17 +13,30 @@ import java.util.zip.CRC32C;
  * Turns bytes into {@link Frame}s, rejecting anything that breaks the format.
  *
  * <p>The length field is checked against the maximum frame size before a single payload byte is
- * buffered, so an oversized or hostile length can never make this side allocate it. After the
- * first violation the decoder discards all further input and the connection is closed by the
- * handler that sees the {@link CorruptFrameException}.
+ * buffered, so an oversized or hostile length can never make this side allocate it. Until the
+ * handshake completed ({@link #authenticated}) the maximum is {@link #HANDSHAKE_FRAME_SIZE}: an
+ * unauthenticated peer cannot make this side buffer more. Once the handshake established a MAC,
+ * every frame must carry it. After the first violation the decoder discards all further input
+ * and the connection is closed by the handler that sees the {@link CorruptFrameException}.
  */
 final class FrameDecoder extends ByteToMessageDecoder {
 
+    /** The largest frame accepted before the handshake: handshake frames and error answers are far smaller. */
+    static final int HANDSHAKE_FRAME_SIZE = 4096;
+
     private final int maxFrameSize;
+    private int currentMaxFrameSize = HANDSHAKE_FRAME_SIZE;
+    @Nullable private FrameMac mac;
     private boolean broken;
 
     FrameDecoder(int maxFrameSize) {
         this.maxFrameSize = maxFrameSize;
+    }
+
+    /** The handshake succeeded: frames up to the configured maximum, each checked with {@code frameMac} if not null. */
+    void authenticated(@Nullable FrameMac frameMac) {
+        this.currentMaxFrameSize = maxFrameSize;
+        this.mac = frameMac;
     }
 
     @Override
@@ -37,7 +52,8 @@ final class FrameDecoder extends ByteToMessageDecoder {
         int start = in.readerIndex();
         int magic = in.getInt(start);
         if (magic != Frame.MAGIC) {
-            throw reject(ctx, in, String.format("bad magic 0x%08x, expected 0x%08x: not an sr3 peer", magic, Frame.MAGIC));
+            throw reject(ctx, in, String.format("bad magic 0x%08x, expected 0x%08x: not an sr3 peer (or a TLS peer "
+                    + "talking to a node without TLS)", magic, Frame.MAGIC));
         }
         byte version = in.getByte(start + 4);
         if (version < Frame.LOWEST_COMPATIBLE_VERSION || version > Frame.VERSION) {
@@ -50,17 +66,29 @@ final class FrameDecoder extends ByteToMessageDecoder {
         }
         long requestId = in.getLong(start + 6);
         int length = in.getInt(start + 14);
-        if (length < 0 || length > maxFrameSize) {
-            throw reject(ctx, in, "frame of " + length + " bytes exceeds the maximum of " + maxFrameSize
-                    + " bytes (sr3.transport.max-frame-size)");
+        if (length < 0 || length > currentMaxFrameSize) {
+            throw reject(ctx, in, currentMaxFrameSize == maxFrameSize
+                    ? "frame of " + length + " bytes exceeds the maximum of " + maxFrameSize
+                            + " bytes (sr3.transport.max-frame-size)"
+                    : "frame of " + length + " bytes before the handshake completed (at most "
+                            + HANDSHAKE_FRAME_SIZE + ")");
         }
-        if (in.readableBytes() < Frame.HEADER_SIZE + length) {
+        int macSize = mac == null ? 0 : FrameMac.SIZE;
+        if (in.readableBytes() < Frame.HEADER_SIZE + length + macSize) {
             return;
+        }
+        if (mac != null) {
+            byte[] received = new byte[FrameMac.SIZE];
+            in.getBytes(start + Frame.HEADER_SIZE + length, received);
+            if (!mac.verifyNext(in.slice(start, Frame.HEADER_SIZE + length), received)) {
+                throw reject(ctx, in, type + " frame failed its MAC check: altered, injected or replayed");
+            }
         }
         int expectedCrc = in.getInt(start + 18);
         in.skipBytes(Frame.HEADER_SIZE);
         byte[] payload = new byte[length];
         in.readBytes(payload);
+        in.skipBytes(macSize);
         CRC32C crc = new CRC32C();
         crc.update(payload);
         if ((int) crc.getValue() != expectedCrc) {

@@ -7,11 +7,11 @@ package io.sr3.flink.transport;
  * payload as UTF-8 unless a length prefix is given).
  */
 public enum MessageType {
-    /** Server to client, first frame of every connection. Payload: {@code nonce[32]}. */
+    /** Server to client, first frame of every connection. Payload: {@code serverNonce[32]}. */
     CHALLENGE(1),
-    /** Client to server. Payload: {@code HMAC-SHA256(secret, nonce)[32]}, or empty without a secret. */
+    /** Client to server. Payload: {@code clientNonce[32] | clientProof[32]} (see {@code SharedSecret}). */
     AUTH(2),
-    /** Server to client: the handshake succeeded. Payload: empty. */
+    /** Server to client: the handshake succeeded. Payload: {@code serverProof[32]}. */
     AUTH_OK(3),
 
     /** Store a block. Payload: {@code keyLength u16 | key utf8 | data}. Answer: {@link #OK}. */

@@ -11,10 +11,16 @@ import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
 import javax.annotation.concurrent.ThreadSafe;
+import javax.net.ssl.SSLException;
+
+import java.io.IOException;
 
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -42,6 +48,7 @@ public final class TransportClient implements AutoCloseable {
 
     private final EventLoopGroup group;
     private final SharedSecret secret;
+    @Nullable private final SslContext tls;
     private final int maxFrameSize;
     private final Duration requestTimeout;
     private final AtomicLong nextRequestId = new AtomicLong(1);
@@ -49,9 +56,14 @@ public final class TransportClient implements AutoCloseable {
     private volatile boolean closed;
     private volatile LinkShaper shaper;
 
-    public TransportClient(EventLoopGroup group, String secret, int maxFrameSize, Duration requestTimeout) {
+    /**
+     * @throws IOException if the TLS keystore or truststore cannot be loaded
+     */
+    public TransportClient(EventLoopGroup group, TransportSecurity security, int maxFrameSize, Duration requestTimeout)
+            throws IOException {
         this.group = group;
-        this.secret = new SharedSecret(secret);
+        this.secret = new SharedSecret(security.secret());
+        this.tls = security.tls() == null ? null : security.tls().clientContext();
         this.maxFrameSize = maxFrameSize;
         this.requestTimeout = requestTimeout;
     }
@@ -111,7 +123,9 @@ public final class TransportClient implements AutoCloseable {
     }
 
     private void connect(InetSocketAddress peer, CompletableFuture<Connection> ready) {
-        Connection connection = new Connection(peer, ready);
+        FrameDecoder decoder = new FrameDecoder(maxFrameSize);
+        FrameEncoder encoder = new FrameEncoder();
+        Connection connection = new Connection(peer, ready, decoder, encoder);
         ChannelFuture connect = new Bootstrap()
                 .group(group)
                 .channel(NioSocketChannel.class)
@@ -120,7 +134,18 @@ public final class TransportClient implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(new FrameDecoder(maxFrameSize)).addLast(FrameEncoder.INSTANCE).addLast(connection);
+                        if (tls != null) {
+                            SslHandler ssl = tls.newHandler(ch.alloc(), peer.getHostString(), peer.getPort());
+                            ssl.setHandshakeTimeout(requestTimeout.toMillis(), TimeUnit.MILLISECONDS);
+                            ssl.handshakeFuture().addListener(f -> {
+                                if (!f.isSuccess() && ready.completeExceptionally(new AuthenticationException(
+                                        peer.toString(), "TLS: " + f.cause().getMessage()))) {
+                                    LOG.warn("sr3 TLS connection to {} refused: {}", peer, f.cause().getMessage());
+                                }
+                            });
+                            ch.pipeline().addLast("tls", ssl);
+                        }
+                        ch.pipeline().addLast(decoder).addLast(encoder).addLast(connection);
                     }
                 })
                 .connect(peer);
@@ -129,6 +154,15 @@ public final class TransportClient implements AutoCloseable {
                 ready.completeExceptionally(new PeerUnavailableException(peer.toString(), "could not connect", f.cause()));
             }
         });
+        // A peer that accepts the connection but never completes the handshake must not hold
+        // every later request to it: the attempt fails and the next request connects again.
+        var deadline = group.schedule(() -> {
+            if (ready.completeExceptionally(new AuthenticationException(peer.toString(),
+                    "no handshake within " + requestTimeout.toMillis() + " ms"))) {
+                connect.channel().close();
+            }
+        }, requestTimeout.toNanos(), TimeUnit.NANOSECONDS);
+        ready.whenComplete((c, e) -> deadline.cancel(false));
     }
 
     /** Delays every answer received from now on as {@code shaper} says. For tests and benchmarks only. */
@@ -159,13 +193,18 @@ public final class TransportClient implements AutoCloseable {
 
         private final InetSocketAddress peer;
         private final CompletableFuture<Connection> ready;
+        private final FrameDecoder decoder;
+        private final FrameEncoder encoder;
         private final Map<Long, CompletableFuture<Frame>> pending = new ConcurrentHashMap<>();
         private volatile Channel channel;
-        private byte[] nonce;
+        private byte[] serverNonce;
+        private byte[] clientNonce;
 
-        Connection(InetSocketAddress peer, CompletableFuture<Connection> ready) {
+        Connection(InetSocketAddress peer, CompletableFuture<Connection> ready, FrameDecoder decoder, FrameEncoder encoder) {
             this.peer = peer;
             this.ready = ready;
+            this.decoder = decoder;
+            this.encoder = encoder;
         }
 
         boolean isOpen() {
@@ -231,11 +270,19 @@ public final class TransportClient implements AutoCloseable {
         private void handshake(ChannelHandlerContext ctx, Frame frame) {
             switch (frame.type()) {
                 case CHALLENGE -> {
-                    nonce = frame.payload();
-                    ctx.writeAndFlush(new Frame(MessageType.AUTH, 0, secret.clientProof(nonce)));
+                    if (serverNonce != null || frame.payload().length != SharedSecret.NONCE_SIZE) {
+                        fail(ctx, new AuthenticationException(peer.toString(), "the peer sent a malformed or second "
+                                + "challenge (" + frame.payload().length + " bytes)"));
+                        return;
+                    }
+                    serverNonce = frame.payload();
+                    clientNonce = SharedSecret.newNonce();
+                    ctx.writeAndFlush(new Frame(MessageType.AUTH, 0, secret.clientAuth(serverNonce, clientNonce)));
                 }
                 case AUTH_OK -> {
-                    if (nonce != null && secret.acceptsServerProof(nonce, frame.payload())) {
+                    if (serverNonce != null && secret.acceptsServerProof(serverNonce, clientNonce, frame.payload())) {
+                        decoder.authenticated(secret.serverToClient(serverNonce, clientNonce));
+                        encoder.authenticateWith(secret.clientToServer(serverNonce, clientNonce));
                         ready.complete(this);
                     } else {
                         fail(ctx, new AuthenticationException(peer.toString(), "the peer could not prove it knows the shared secret"));
@@ -265,7 +312,9 @@ public final class TransportClient implements AutoCloseable {
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
-            if (root instanceof CorruptFrameException) {
+            if (root instanceof SSLException) {
+                LOG.debug("sr3 TLS connection to {} failed: {}", peer, root.getMessage());
+            } else if (root instanceof CorruptFrameException) {
                 LOG.warn("Closing sr3 connection: {}", root.getMessage());
             } else {
                 LOG.debug("sr3 connection to {} failed", peer, root);

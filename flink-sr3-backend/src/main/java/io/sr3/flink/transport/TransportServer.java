@@ -8,53 +8,83 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.SimpleChannelInboundHandler;
+import io.netty.channel.WriteBufferWaterMark;
 import io.netty.channel.group.ChannelGroup;
 import io.netty.channel.group.DefaultChannelGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.DecoderException;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.handler.timeout.IdleStateEvent;
+import io.netty.handler.timeout.IdleStateHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
+import io.netty.util.concurrent.ScheduledFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
 import javax.annotation.concurrent.ThreadSafe;
+import javax.net.ssl.SSLException;
 
 import java.io.IOException;
 import java.net.BindException;
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.util.Iterator;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.Executor;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * Accepts sr3 connections and serves their requests.
  *
  * <pre>
- *   socket -> FrameDecoder -> ServerHandler --(I/O executor)--> RequestHandler
- *   socket <- FrameEncoder <------------------ response frame <-----'
+ *   socket -> [TLS] -> FrameDecoder -> ServerHandler --(I/O executor)--> RequestHandler
+ *   socket <- [TLS] <- FrameEncoder <------------------ response frame <-----'
  * </pre>
  *
- * <p>Every connection starts with the shared-secret handshake ({@link SharedSecret}); until it
- * succeeds no request is served, and a wrong proof closes the connection with a log line that
- * names the remote address. Requests run on the given I/O executor, never on the event loop.
+ * <p>Every connection must complete mutual TLS (if configured) and the sr3 handshake ({@link
+ * SharedSecret}) within {@link TransportLimits#handshakeTimeout()}; until it has, frames are
+ * limited to {@link FrameDecoder#HANDSHAKE_FRAME_SIZE} and no request is served, and a failure
+ * closes the connection with a log line that names the remote address. Connections beyond the
+ * limits (in all, per IP address) are closed at once, idle ones after the idle timeout. Requests
+ * run on the given I/O executor, never on the event loop; when its queue is full a request is
+ * answered {@link ErrorCode#BUSY}. A connection whose answers the peer does not read stops being
+ * read until they drain.
  */
 @ThreadSafe
 public final class TransportServer implements AutoCloseable {
 
     private static final Logger LOG = LoggerFactory.getLogger(TransportServer.class);
+    /** Answers buffered per connection before it stops reading requests. */
+    private static final WriteBufferWaterMark ANSWER_BUFFER = new WriteBufferWaterMark(1 << 20, 8 << 20);
 
     private final Channel serverChannel;
     private final ChannelGroup connections;
     private final InetSocketAddress boundAddress;
-    private final AtomicLong refusedHandshakes;
+    private final Counters counters;
 
-    private TransportServer(Channel serverChannel, ChannelGroup connections, AtomicLong refusedHandshakes) {
+    private TransportServer(Channel serverChannel, ChannelGroup connections, Counters counters) {
         this.serverChannel = serverChannel;
         this.connections = connections;
         this.boundAddress = (InetSocketAddress) serverChannel.localAddress();
-        this.refusedHandshakes = refusedHandshakes;
+        this.counters = counters;
+    }
+
+    /** Refusals and open connections, shared by every connection of one server. */
+    private static final class Counters {
+        final AtomicLong refusedHandshakes = new AtomicLong();
+        final AtomicLong refusedConnections = new AtomicLong();
+        final AtomicLong busyAnswers = new AtomicLong();
+        final AtomicInteger open = new AtomicInteger();
+        final Map<InetAddress, AtomicInteger> openPerAddress = new ConcurrentHashMap<>();
+        final Map<InetAddress, Boolean> limitLogged = new ConcurrentHashMap<>();
     }
 
     /**
@@ -66,28 +96,51 @@ public final class TransportServer implements AutoCloseable {
             EventLoopGroup group,
             String host,
             Iterator<Integer> ports,
-            String secret,
+            TransportSecurity security,
+            TransportLimits limits,
             int maxFrameSize,
             RequestHandler handler,
-            Executor ioExecutor)
+            ExecutorService ioExecutor)
             throws IOException {
-        SharedSecret sharedSecret = new SharedSecret(secret);
-        AtomicLong refused = new AtomicLong();
+        SharedSecret sharedSecret = new SharedSecret(security.secret());
+        SslContext tls = security.tls() == null ? null : security.tls().serverContext();
+        Counters counters = new Counters();
         ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
         ServerBootstrap bootstrap =
                 new ServerBootstrap()
                         .group(group)
                         .channel(NioServerSocketChannel.class)
                         .childOption(ChannelOption.TCP_NODELAY, true)
+                        .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, ANSWER_BUFFER)
                         .childHandler(
                                 new ChannelInitializer<SocketChannel>() {
                                     @Override
                                     protected void initChannel(SocketChannel ch) {
+                                        if (!admit(ch, counters, limits)) {
+                                            ch.close();
+                                            return;
+                                        }
                                         connections.add(ch);
+                                        if (tls != null) {
+                                            SslHandler ssl = tls.newHandler(ch.alloc());
+                                            ssl.setHandshakeTimeout(limits.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
+                                            ssl.handshakeFuture().addListener(f -> {
+                                                if (!f.isSuccess()) {
+                                                    counters.refusedHandshakes.incrementAndGet();
+                                                    LOG.warn("Refused sr3 TLS connection from {}: {}", ch.remoteAddress(),
+                                                            f.cause().getMessage());
+                                                }
+                                            });
+                                            ch.pipeline().addLast("tls", ssl);
+                                        }
+                                        FrameDecoder decoder = new FrameDecoder(maxFrameSize);
+                                        FrameEncoder encoder = new FrameEncoder();
                                         ch.pipeline()
-                                                .addLast(new FrameDecoder(maxFrameSize))
-                                                .addLast(FrameEncoder.INSTANCE)
-                                                .addLast(new ServerHandler(sharedSecret, handler, ioExecutor, refused));
+                                                .addLast(new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS))
+                                                .addLast(decoder)
+                                                .addLast(encoder)
+                                                .addLast(new ServerHandler(sharedSecret, decoder, encoder, handler, ioExecutor,
+                                                        counters, limits));
                                     }
                                 });
         BindException lastFailure = null;
@@ -95,7 +148,7 @@ public final class TransportServer implements AutoCloseable {
             int port = ports.next();
             try {
                 Channel channel = bootstrap.bind(host, port).sync().channel();
-                return new TransportServer(channel, connections, refused);
+                return new TransportServer(channel, connections, counters);
             } catch (Exception e) {
                 if (e instanceof BindException bind) {
                     lastFailure = bind;
@@ -109,13 +162,53 @@ public final class TransportServer implements AutoCloseable {
                 lastFailure);
     }
 
+    /** Counts a new connection in, or refuses it (logged once per address until one of its connections closes). */
+    private static boolean admit(SocketChannel ch, Counters counters, TransportLimits limits) {
+        InetAddress address = ch.remoteAddress().getAddress();
+        AtomicInteger fromAddress = counters.openPerAddress.computeIfAbsent(address, a -> new AtomicInteger());
+        int all = counters.open.incrementAndGet();
+        int mine = fromAddress.incrementAndGet();
+        if (all > limits.maxConnections() || mine > limits.maxConnectionsPerAddress()) {
+            counters.open.decrementAndGet();
+            fromAddress.decrementAndGet();
+            counters.refusedConnections.incrementAndGet();
+            if (counters.limitLogged.putIfAbsent(address, Boolean.TRUE) == null) {
+                LOG.warn("Refusing sr3 connections from {}: {} open from it (sr3.transport.max-connections-per-address "
+                        + "{}), {} in all (sr3.transport.max-connections {})", ch.remoteAddress(), mine - 1,
+                        limits.maxConnectionsPerAddress(), all - 1, limits.maxConnections());
+            }
+            return false;
+        }
+        ch.closeFuture().addListener(f -> {
+            counters.open.decrementAndGet();
+            fromAddress.decrementAndGet();
+            counters.limitLogged.remove(address);
+        });
+        return true;
+    }
+
     public InetSocketAddress address() {
         return boundAddress;
     }
 
-    /** Connections closed because the peer failed the shared-secret handshake. */
+    /** Connections closed because the peer failed TLS or the sr3 handshake, or did not finish it in time. */
     public long refusedHandshakes() {
-        return refusedHandshakes.get();
+        return counters.refusedHandshakes.get();
+    }
+
+    /** Connections closed at once because they exceeded the connection limits. */
+    public long refusedConnections() {
+        return counters.refusedConnections.get();
+    }
+
+    /** Requests answered {@link ErrorCode#BUSY} because the request queue was full. */
+    public long busyAnswers() {
+        return counters.busyAnswers.get();
+    }
+
+    /** Connections open now. */
+    public int openConnections() {
+        return counters.open.get();
     }
 
     /** Stops accepting and closes every accepted connection, so peers notice at once. */
@@ -129,22 +222,38 @@ public final class TransportServer implements AutoCloseable {
     private static final class ServerHandler extends SimpleChannelInboundHandler<Frame> {
 
         private final SharedSecret secret;
+        private final FrameDecoder decoder;
+        private final FrameEncoder encoder;
         private final RequestHandler handler;
-        private final Executor ioExecutor;
-        private final AtomicLong refused;
+        private final ExecutorService ioExecutor;
+        private final Counters counters;
+        private final TransportLimits limits;
         private byte[] nonce;
         private boolean authenticated;
+        @Nullable private ScheduledFuture<?> handshakeDeadline;
 
-        ServerHandler(SharedSecret secret, RequestHandler handler, Executor ioExecutor, AtomicLong refused) {
+        ServerHandler(SharedSecret secret, FrameDecoder decoder, FrameEncoder encoder, RequestHandler handler,
+                ExecutorService ioExecutor, Counters counters, TransportLimits limits) {
             this.secret = secret;
+            this.decoder = decoder;
+            this.encoder = encoder;
             this.handler = handler;
             this.ioExecutor = ioExecutor;
-            this.refused = refused;
+            this.counters = counters;
+            this.limits = limits;
         }
 
         @Override
         public void channelActive(ChannelHandlerContext ctx) {
             nonce = SharedSecret.newNonce();
+            handshakeDeadline = ctx.executor().schedule(() -> {
+                if (!authenticated && ctx.channel().isActive()) {
+                    counters.refusedHandshakes.incrementAndGet();
+                    LOG.warn("Closing sr3 connection from {}: no handshake within {} (sr3.transport.handshake-timeout)",
+                            ctx.channel().remoteAddress(), limits.handshakeTimeout());
+                    ctx.close();
+                }
+            }, limits.handshakeTimeout().toMillis(), TimeUnit.MILLISECONDS);
             ctx.writeAndFlush(new Frame(MessageType.CHALLENGE, 0, nonce));
         }
 
@@ -152,15 +261,19 @@ public final class TransportServer implements AutoCloseable {
         protected void channelRead0(ChannelHandlerContext ctx, Frame frame) {
             String remote = String.valueOf(ctx.channel().remoteAddress());
             if (!authenticated) {
-                if (frame.type() == MessageType.AUTH && secret.acceptsClientProof(nonce, frame.payload())) {
+                byte[] clientNonce = frame.type() == MessageType.AUTH ? secret.acceptClientAuth(nonce, frame.payload()) : null;
+                if (clientNonce != null) {
                     authenticated = true;
-                    ctx.writeAndFlush(new Frame(MessageType.AUTH_OK, frame.requestId(), secret.serverProof(nonce)));
+                    handshakeDeadline.cancel(false);
+                    ctx.writeAndFlush(new Frame(MessageType.AUTH_OK, frame.requestId(), secret.serverProof(nonce, clientNonce)));
+                    encoder.authenticateWith(secret.serverToClient(nonce, clientNonce));
+                    decoder.authenticated(secret.clientToServer(nonce, clientNonce));
                 } else {
-                    refused.incrementAndGet();
+                    counters.refusedHandshakes.incrementAndGet();
                     LOG.warn(
                             "Refused sr3 connection from {}: {} (check sr3.transport.secret on that node)",
                             remote,
-                            frame.type() == MessageType.AUTH ? "wrong or missing shared secret" : "request before handshake");
+                            frame.type() == MessageType.AUTH ? "wrong or missing shared secret" : frame.type() + " before the handshake");
                     ctx.writeAndFlush(error(frame.requestId(), ErrorCode.UNAUTHENTICATED, "shared-secret handshake failed"))
                             .addListener(ChannelFutureListener.CLOSE);
                 }
@@ -173,7 +286,12 @@ public final class TransportServer implements AutoCloseable {
             try {
                 ioExecutor.execute(() -> serve(ctx, frame, remote));
             } catch (RejectedExecutionException e) {
-                ctx.writeAndFlush(error(frame.requestId(), ErrorCode.INTERNAL, "node is shutting down"));
+                if (ioExecutor.isShutdown()) {
+                    ctx.writeAndFlush(error(frame.requestId(), ErrorCode.INTERNAL, "node is shutting down"));
+                } else {
+                    counters.busyAnswers.incrementAndGet();
+                    ctx.writeAndFlush(error(frame.requestId(), ErrorCode.BUSY, "request queue full; try another replica"));
+                }
             }
         }
 
@@ -196,10 +314,38 @@ public final class TransportServer implements AutoCloseable {
             });
         }
 
+        /** Stops reading requests while the peer does not read the answers, and resumes when it does. */
+        @Override
+        public void channelWritabilityChanged(ChannelHandlerContext ctx) {
+            ctx.channel().config().setAutoRead(ctx.channel().isWritable());
+            ctx.fireChannelWritabilityChanged();
+        }
+
+        @Override
+        public void userEventTriggered(ChannelHandlerContext ctx, Object event) {
+            if (event instanceof IdleStateEvent) {
+                LOG.debug("Closing sr3 connection from {}: idle for {} (sr3.transport.idle-timeout)",
+                        ctx.channel().remoteAddress(), limits.idleTimeout());
+                ctx.close();
+                return;
+            }
+            ctx.fireUserEventTriggered(event);
+        }
+
+        @Override
+        public void channelInactive(ChannelHandlerContext ctx) {
+            if (handshakeDeadline != null) {
+                handshakeDeadline.cancel(false);
+            }
+            ctx.fireChannelInactive();
+        }
+
         @Override
         public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
             Throwable root = cause instanceof DecoderException && cause.getCause() != null ? cause.getCause() : cause;
-            if (root instanceof CorruptFrameException) {
+            if (root instanceof SSLException) {
+                LOG.debug("sr3 TLS connection from {} failed: {}", ctx.channel().remoteAddress(), root.getMessage());
+            } else if (root instanceof CorruptFrameException) {
                 LOG.warn("Closing sr3 connection: {}", root.getMessage());
             } else if (!(root instanceof IOException)) {
                 LOG.warn("Closing sr3 connection from {}", ctx.channel().remoteAddress(), root);

@@ -50,14 +50,15 @@ class TransportTest {
 
     /** A server that echoes GET_BLOCK payloads back as DATA. */
     private TransportServer echoServer(String secret) throws IOException {
-        TransportServer server = TransportServer.start(group, "127.0.0.1", List.of(0).iterator(), secret, MAX_FRAME,
+        TransportServer server = TransportServer.start(group, "127.0.0.1", List.of(0).iterator(), TransportSecurity.ofSecret(secret),
+                TransportLimits.defaults(), MAX_FRAME,
                 (request, remote) -> new Frame(MessageType.DATA, 0, request.payload()), io);
         closeables.add(server);
         return server;
     }
 
-    private TransportClient client(String secret) {
-        TransportClient client = new TransportClient(group, secret, MAX_FRAME, DEADLINE);
+    private TransportClient client(String secret) throws IOException {
+        TransportClient client = new TransportClient(group, TransportSecurity.ofSecret(secret), MAX_FRAME, DEADLINE);
         closeables.add(client);
         return client;
     }
@@ -172,14 +173,15 @@ class TransportTest {
     void pendingRequestsFailWhenConnectionCloses() throws Exception {
         java.util.concurrent.CountDownLatch received = new java.util.concurrent.CountDownLatch(1);
         java.util.concurrent.CountDownLatch release = new java.util.concurrent.CountDownLatch(1);
-        TransportServer server = TransportServer.start(group, "127.0.0.1", List.of(0).iterator(), null, MAX_FRAME,
+        TransportServer server = TransportServer.start(group, "127.0.0.1", List.of(0).iterator(), TransportSecurity.none(),
+                TransportLimits.defaults(), MAX_FRAME,
                 (request, remote) -> {
                     received.countDown();
                     release.await();
                     return new Frame(MessageType.OK, 0, new byte[0]);
                 }, io);
         closeables.add(server);
-        TransportClient client = new TransportClient(group, null, MAX_FRAME, Duration.ofSeconds(30));
+        TransportClient client = new TransportClient(group, TransportSecurity.none(), MAX_FRAME, Duration.ofSeconds(30));
         closeables.add(client);
         var answer = client.request(server.address(), MessageType.GET_BLOCK, new byte[0]);
         assertThat(received.await(10, TimeUnit.SECONDS)).isTrue();
@@ -190,7 +192,8 @@ class TransportTest {
 
     @Test
     void remoteErrorsCarryTheirCode() throws Exception {
-        TransportServer server = TransportServer.start(group, "127.0.0.1", List.of(0).iterator(), null, MAX_FRAME,
+        TransportServer server = TransportServer.start(group, "127.0.0.1", List.of(0).iterator(), TransportSecurity.none(),
+                TransportLimits.defaults(), MAX_FRAME,
                 (request, remote) -> new Frame(MessageType.ERROR, 0, Payloads.error(ErrorCode.NOT_FOUND, "no such block")), io);
         closeables.add(server);
         assertThatThrownBy(() -> client(null).request(server.address(), MessageType.GET_BLOCK, new byte[0]).get())

@@ -2,6 +2,7 @@ package io.sr3.flink.cluster;
 
 import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.node.RingStatsClient;
+import io.sr3.flink.transport.TransportSecurity;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
@@ -34,7 +35,7 @@ class Sr3ProcessClusterFailoverITCase extends ProcessClusterTestBase {
     @Test
     void killOneTaskManagerWithReplicationFactorTwo() throws Exception {
         cluster = ProcessCluster.start(ClusterSpec.sr3(4, 2).withZones(List.of("zone-a", "zone-b")), ProcessClusterTestSupport.clusterDir(getClass().getSimpleName()));
-        stats = new RingStatsClient(null, Duration.ofSeconds(2));
+        stats = new RingStatsClient(TransportSecurity.none(), Duration.ofSeconds(2));
         awaitRingSize(stats, cluster.liveTaskManagers(), 4);
         runKillAndRecover(2, 1, "zone-a", "zone-a, zone-b");
     }
@@ -43,7 +44,7 @@ class Sr3ProcessClusterFailoverITCase extends ProcessClusterTestBase {
     @Test
     void killTwoTaskManagersAtOnceWithReplicationFactorThree() throws Exception {
         cluster = ProcessCluster.start(ClusterSpec.sr3(4, 3), ProcessClusterTestSupport.clusterDir(getClass().getSimpleName()));
-        stats = new RingStatsClient(null, Duration.ofSeconds(2));
+        stats = new RingStatsClient(TransportSecurity.none(), Duration.ofSeconds(2));
         awaitRingSize(stats, cluster.liveTaskManagers(), 4);
         runKillAndRecover(3, 2, "", "none");
     }

@@ -2,6 +2,7 @@ package io.sr3.flink.cluster;
 
 import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.node.RingStatsClient;
+import io.sr3.flink.transport.TransportSecurity;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
 import org.junit.jupiter.api.Test;
@@ -31,7 +32,7 @@ class Sr3ProcessClusterRepairITCase extends ProcessClusterTestBase {
     @Test
     void underReplicatedBlocksReturnToZeroAfterAKillAndTheCheckpointSurvivesTheNextKill() throws Exception {
         cluster = ProcessCluster.start(ClusterSpec.sr3(4, 2), ProcessClusterTestSupport.clusterDir(getClass().getSimpleName()));
-        stats = new RingStatsClient(null, Duration.ofSeconds(2));
+        stats = new RingStatsClient(TransportSecurity.none(), Duration.ofSeconds(2));
         awaitRingSize(stats, cluster.liveTaskManagers(), 4);
         TestJobSpec spec = TestJobSpec.of("process-repair").withRecords(16_000, 800).withKeys(64).withPayload(2048, 4);
         Path results = tempDir.resolve("results");

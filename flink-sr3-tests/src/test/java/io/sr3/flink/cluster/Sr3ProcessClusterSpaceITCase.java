@@ -1,6 +1,7 @@
 package io.sr3.flink.cluster;
 
 import io.sr3.flink.node.RingStatsClient;
+import io.sr3.flink.transport.TransportSecurity;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
@@ -35,7 +36,7 @@ class Sr3ProcessClusterSpaceITCase extends ProcessClusterTestBase {
         ClusterSpec clusterSpec = ClusterSpec.sr3(2, 2).withCheckpointInterval(Duration.ofMillis(100))
                 .withExtraConfig(Map.of("sr3.store.orphan-grace-period", "5 s"));
         cluster = ProcessCluster.start(clusterSpec, ProcessClusterTestSupport.clusterDir(getClass().getSimpleName()));
-        stats = new RingStatsClient(null, Duration.ofSeconds(2));
+        stats = new RingStatsClient(TransportSecurity.none(), Duration.ofSeconds(2));
         awaitRingSize(stats, cluster.liveTaskManagers(), 2);
         // 64 keys x 4 slots x 1 KiB: every slot is filled after 256 records, then the state size stays put.
         TestJobSpec spec = TestJobSpec.of("process-space").withRecords(400_000, 1_000).withKeys(64).withPayload(1024, 4);
