@@ -8,6 +8,7 @@ import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.EOFException;
 import java.io.IOException;
+import java.io.UTFDataFormatException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -166,10 +167,22 @@ record Manifest(String path, Kind kind, long generation, long modificationTime, 
         }
     }
 
-    /** Decodes a manifest, rejecting anything that is not one (including trailing bytes). */
+    /** The fewest bytes one block entry takes: an empty key, its length, CRC32C and holder count. */
+    private static final int MIN_BLOCK_BYTES = 2 + 4 + 4 + 1;
+
+    /** The fewest bytes one holder takes: two empty length-prefixed strings. */
+    private static final int MIN_HOLDER_BYTES = 2 + 2;
+
+    /**
+     * Decodes a manifest, rejecting anything that is not one (including trailing bytes). Every
+     * count and length read is checked against the bytes that remain before anything is
+     * allocated, so a hostile or damaged manifest costs no more memory than its own bytes.
+     *
+     * @throws IOException naming {@code source}, the field, the value it claims and the bytes left
+     */
     static Manifest decode(byte[] encoded, String source) throws IOException {
+        DataInputStream in = new DataInputStream(new ByteArrayInputStream(encoded));
         try {
-            DataInputStream in = new DataInputStream(new ByteArrayInputStream(encoded));
             int magic = in.readInt();
             byte version = in.readByte();
             if (magic != MAGIC || version != VERSION) {
@@ -183,23 +196,20 @@ record Manifest(String path, Kind kind, long generation, long modificationTime, 
             long generation = in.readLong();
             long modified = in.readLong();
             long length = in.readLong();
-            String path = in.readUTF();
+            String path = readString(in, "path", source);
             int count = in.readInt();
-            // Each block takes at least 15 bytes: never size a list by a count the bytes cannot hold.
-            if (count < 0 || count > in.available() / 15) {
-                throw new IOException("Manifest from " + source + " claims " + count + " blocks in " + encoded.length
-                        + " bytes");
-            }
+            checkCount(count, MIN_BLOCK_BYTES, in, "block count", source);
             List<BlockRef> blocks = new ArrayList<>(count);
             for (int i = 0; i < count; i++) {
-                String key = in.readUTF();
+                String key = readString(in, "block key", source);
                 int blockLength = in.readInt();
                 int crc = in.readInt();
                 int holderCount = in.readUnsignedByte();
+                checkCount(holderCount, MIN_HOLDER_BYTES, in, "holder count of block " + key, source);
                 List<Member> holders = new ArrayList<>(holderCount);
                 for (int h = 0; h < holderCount; h++) {
-                    String nodeId = in.readUTF();
-                    Member address = Member.fromId(in.readUTF());
+                    String nodeId = readString(in, "holder node id", source);
+                    Member address = Member.fromId(readString(in, "holder address", source));
                     holders.add(new Member(nodeId, address.host(), address.port(), ""));
                 }
                 blocks.add(new BlockRef(key, blockLength, crc, holders));
@@ -208,8 +218,37 @@ record Manifest(String path, Kind kind, long generation, long modificationTime, 
                 throw new IOException("Manifest from " + source + " has " + in.available() + " trailing bytes");
             }
             return new Manifest(path, kind, generation, modified, length, blocks);
-        } catch (EOFException | IllegalArgumentException e) {
+        } catch (EOFException e) {
+            throw new IOException("Malformed sr3 manifest from " + source + ": truncated at byte "
+                    + (encoded.length - in.available()) + " of " + encoded.length, e);
+        } catch (UTFDataFormatException | IllegalArgumentException e) {
             throw new IOException("Malformed sr3 manifest from " + source + ": " + e.getMessage(), e);
         }
+    }
+
+    /** Refuses a count of entries of at least {@code minBytes} each that the remaining bytes cannot hold. */
+    private static void checkCount(int count, int minBytes, DataInputStream in, String field, String source)
+            throws IOException {
+        int left = in.available();
+        if (count < 0 || (long) count * minBytes > left) {
+            throw new IOException("Malformed sr3 manifest from " + source + ": " + field + " " + count
+                    + " does not fit the " + left + " bytes left (each entry takes at least " + minBytes + ")");
+        }
+    }
+
+    /**
+     * A string as {@link DataOutputStream#writeUTF} wrote it, its u16 length checked against the
+     * bytes left before {@link DataInputStream#readUTF} allocates for it.
+     */
+    private static String readString(DataInputStream in, String field, String source) throws IOException {
+        in.mark(2);
+        int length = in.readUnsignedShort();
+        int left = in.available();
+        if (length > left) {
+            throw new IOException("Malformed sr3 manifest from " + source + ": " + field + " length " + length
+                    + " exceeds the " + left + " bytes left");
+        }
+        in.reset();
+        return in.readUTF();
     }
 }

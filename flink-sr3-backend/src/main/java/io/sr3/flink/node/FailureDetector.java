@@ -24,12 +24,23 @@ import java.util.function.LongSupplier;
  * member whose probe goes unanswered is suspected at once, so reads and writes stop waiting for
  * it; one that has not answered for {@code failureTimeout} leaves placement. Members learned only
  * by hearsay join after they answer a ping themselves, so a dead node cannot be resurrected by a
- * peer with stale news.
+ * peer with stale news. The record a PING's sender claims for itself is hearsay too ({@link
+ * #heardFrom}): any connection may claim any record, so a new node joins when it answers the next
+ * round's ping at the address it claims, one ping interval after its first PING at most.
+ *
+ * <p>An answer counts only when its first record, the responder, has the address that was dialled:
+ * a node answering for another address can neither keep a dead member alive nor take its place.
+ * Such an answer is logged once per address, and its responder becomes hearsay: a seed named
+ * otherwise than its node names itself (a DNS name for an IP) still joins, through the address the
+ * node gives, one round later.
  */
 @ThreadSafe
 final class FailureDetector {
 
     private static final Logger LOG = LoggerFactory.getLogger(FailureDetector.class);
+
+    /** The most members held as hearsay at once; more claims wait until earlier ones answer or are forgotten. */
+    static final int MAX_HEARSAY = 1024;
 
     private final RingNode node;
     private final LongSupplier nanoClock;
@@ -40,10 +51,43 @@ final class FailureDetector {
     /** Since when each address that is no member's (a seed, a hearsay member) has been silent. */
     private final Map<String, Long> silentAddresses = new ConcurrentHashMap<>();
     private final Map<String, Long> seedFailuresLogged = new ConcurrentHashMap<>();
+    /** Addresses answered by a node claiming another address, with the claim and the members there: logged once each. */
+    private final Map<String, String> foreignAnswersLogged = new ConcurrentHashMap<>();
 
     FailureDetector(RingNode node, LongSupplier nanoClock) {
         this.node = node;
         this.nanoClock = nanoClock;
+    }
+
+    /**
+     * The sender of a PING claims to be {@code claimed}. Nothing is believed yet: the claim is
+     * kept as hearsay, and the member joins (or moves to the claimed address) only once it answers
+     * the next round's ping there itself. A claim that matches a live member's record, or this
+     * node's own identity, changes nothing.
+     */
+    void heardFrom(Member claimed) {
+        if (claimed.sameNode(node.self())
+                || (node.membership().isLive(claimed) && claimed.equals(node.membership().current(claimed)))) {
+            return;
+        }
+        rememberHearsay(claimed, true);
+    }
+
+    /**
+     * Keeps {@code member} as hearsay unless the map is full; {@code replace}: a newer claim of
+     * the same node (a PING from a node at its new address) replaces an older one.
+     */
+    private void rememberHearsay(Member member, boolean replace) {
+        if (hearsay.size() >= MAX_HEARSAY && !hearsay.containsKey(member.nodeId())) {
+            LOG.debug("[{}] not keeping hearsay of {}: {} members are already known only by hearsay", node.self().id(),
+                    member, MAX_HEARSAY);
+            return;
+        }
+        if (replace) {
+            hearsay.put(member.nodeId(), member);
+        } else {
+            hearsay.putIfAbsent(member.nodeId(), member);
+        }
     }
 
     /** Pings every candidate address once; the future completes when all answered or timed out. */
@@ -82,7 +126,9 @@ final class FailureDetector {
     private CompletableFuture<Void> probe(String address, InetSocketAddress socket, Duration deadline) {
         return node.ping(socket, deadline).handle((members, error) -> {
             long now = nanoClock.getAsLong();
-            if (error == null && !members.isEmpty()) {
+            if (error == null && !members.isEmpty() && !members.get(0).id().equals(address)) {
+                onForeignAnswer(address, members.get(0), now);
+            } else if (error == null && !members.isEmpty()) {
                 Member responder = members.get(0);
                 lastAnswerNanos.put(responder.nodeId(), now);
                 hearsay.remove(responder.nodeId());
@@ -94,11 +140,12 @@ final class FailureDetector {
                 }
                 for (Member learned : members.subList(1, members.size())) {
                     if (!node.membership().isLive(learned) && !learned.sameNode(node.self())) {
-                        hearsay.putIfAbsent(learned.nodeId(), learned);
+                        rememberHearsay(learned, false);
                     }
                 }
                 silentAddresses.remove(address);
                 seedFailuresLogged.remove(address);
+                foreignAnswersLogged.remove(address);
             } else {
                 List<Member> atAddress = node.membership().at(address);
                 for (Member member : atAddress) {
@@ -110,6 +157,35 @@ final class FailureDetector {
             }
             return null;
         });
+    }
+
+    /**
+     * The node answering at {@code address} says it is {@code responder}, at another address: the
+     * answer does not count for any member at {@code address} (they are silent), and the
+     * responder is only hearsay, believed once it answers at its own address. Logged once per
+     * address while the claim and the members there stay the same: as a warning when the address
+     * is a member's, else for information (a seed that names a node otherwise than the node names
+     * itself, e.g. by DNS name and IP).
+     */
+    private void onForeignAnswer(String address, Member responder, long now) {
+        List<Member> atAddress = node.membership().at(address);
+        String situation = responder.id() + " for " + atAddress;
+        if (!situation.equals(foreignAnswersLogged.put(address, situation))) {
+            if (atAddress.isEmpty()) {
+                LOG.info("[{}] ring peer {} answers as {}: it joins once it answers at that address itself (a ping "
+                        + "answer counts only from the address dialled; sr3.ring.seeds may name the node otherwise "
+                        + "than its sr3.ring.host)", node.self().id(), address, responder);
+            } else {
+                LOG.warn("[{}] the node answering at {}, the address of {}, says it is {}: ignoring its answer (a ping "
+                        + "answer counts only from the member dialled)", node.self().id(), address, atAddress, responder);
+            }
+        }
+        for (Member member : atAddress) {
+            onSilence(member, now, "the node answering at its address says it is " + responder.id());
+        }
+        if (!node.membership().isLive(responder) && !responder.sameNode(node.self())) {
+            rememberHearsay(responder, false);
+        }
     }
 
     /**

@@ -2,6 +2,7 @@ package io.sr3.flink.node;
 
 import io.sr3.flink.ring.Member;
 import io.sr3.flink.ring.MemberCodec;
+import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockNotFoundException;
 import io.sr3.flink.store.BlockStore;
 import io.sr3.flink.store.CorruptBlockException;
@@ -14,9 +15,13 @@ import io.sr3.flink.transport.RequestHandler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
+
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -26,9 +31,29 @@ final class NodeRequestHandler implements RequestHandler {
     private static final Logger LOG = LoggerFactory.getLogger(NodeRequestHandler.class);
 
     private final RingNode node;
+    /** Where the record a PING's sender claims goes: hearsay, until that member answers a ping itself. */
+    private final FailureDetector detector;
 
-    NodeRequestHandler(RingNode node) {
+    /** @param detector receives each PING sender's claimed record as hearsay ({@link FailureDetector#heardFrom}) */
+    NodeRequestHandler(RingNode node, FailureDetector detector) {
         this.node = node;
+        this.detector = detector;
+    }
+
+    /**
+     * Why this node must not follow the route of {@code request} (see {@link
+     * RelayRequest#routeProblem}): a {@link ErrorCode#BAD_REQUEST} to answer, or null when every
+     * hop is a member of {@code membership}, none repeats, and there are no more hops than members.
+     */
+    @Nullable
+    static RelayException refusedRoute(RelayRequest request, Membership membership) {
+        List<Member> members = membership.members();
+        Set<String> ids = new HashSet<>();
+        for (Member m : members) {
+            ids.add(m.id());
+        }
+        String problem = request.routeProblem(ids, members.size());
+        return problem == null ? null : new RelayException(ErrorCode.BAD_REQUEST, problem);
     }
 
     @Override
@@ -80,7 +105,9 @@ final class NodeRequestHandler implements RequestHandler {
                 case STATS -> data(Payloads.longMap(node.stats()));
                 case PING -> {
                     if (request.payload().length > 0) { // empty: a client node, never a member
-                        node.membership().add(MemberCodec.decode(request.payload()));
+                        // A claim, not proof: any connection can send any record. It joins once it answers a ping itself.
+                        Member claimed = MemberCodec.decode(request.payload());
+                        detector.heardFrom(claimed);
                     }
                     List<Member> live = new ArrayList<>();
                     live.add(node.self());

@@ -107,7 +107,8 @@ public final class RingNode implements AutoCloseable {
         NodeIdentity identity = null;
         try {
             requireAuthenticationAcrossMachines(config);
-            NodeRequestHandler handler = new NodeRequestHandler(this);
+            this.failureDetector = new FailureDetector(this, System::nanoTime);
+            NodeRequestHandler handler = new NodeRequestHandler(this, failureDetector);
             boundServer = TransportServer.start(eventLoops, config.host(), config.ports().iterator(), config.security(),
                     config.limits(), config.maxFrameSize(), handler, requestExecutor);
             this.server = boundServer;
@@ -128,7 +129,6 @@ public final class RingNode implements AutoCloseable {
             this.membership = new Membership(config.role() == RingRole.CLIENT ? null : self, config.virtualNodes());
             this.client = new TransportClient(eventLoops, config.security(), config.maxFrameSize(), config.requestTimeout());
             this.storage = new RingStorage(this);
-            this.failureDetector = new FailureDetector(this, System::nanoTime);
         } catch (IOException | RuntimeException e) {
             if (boundServer != null) {
                 boundServer.close();
@@ -403,6 +403,10 @@ public final class RingNode implements AutoCloseable {
      *     behind it failed; its code says why
      */
     public CompletableFuture<byte[]> relay(RelayRequest request) {
+        RelayException refused = NodeRequestHandler.refusedRoute(request, membership);
+        if (refused != null) {
+            return CompletableFuture.failedFuture(refused);
+        }
         List<String> route = request.route();
         if (!route.isEmpty() && route.get(0).equals(self.id())) {
             return relay(request.next()); // a route through this node itself costs nothing

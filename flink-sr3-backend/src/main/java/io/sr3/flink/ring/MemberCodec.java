@@ -17,6 +17,9 @@ import java.util.List;
  */
 public final class MemberCodec {
 
+    /** The fewest bytes one member record takes: three empty length-prefixed strings and a port. */
+    static final int MIN_RECORD_BYTES = 2 + 2 + 4 + 2;
+
     private MemberCodec() {}
 
     public static byte[] encode(Member member) {
@@ -46,36 +49,71 @@ public final class MemberCodec {
         return buffer.array();
     }
 
+    /**
+     * Decodes one member record (a PING's payload).
+     *
+     * @throws IllegalArgumentException if the bytes are truncated, a length field claims more
+     *     bytes than remain, bytes trail the record, or the record is not a valid {@link Member}
+     */
     public static Member decode(byte[] bytes) {
-        return read(ByteBuffer.wrap(bytes));
+        ByteBuffer buffer = ByteBuffer.wrap(bytes);
+        Member member = read(buffer);
+        if (buffer.hasRemaining()) {
+            throw new IllegalArgumentException("Member record has " + buffer.remaining() + " trailing bytes");
+        }
+        return member;
     }
 
+    /**
+     * Decodes a member list (a PING's answer). The count is checked against the bytes that remain
+     * before anything is allocated: each record takes at least {@link #MIN_RECORD_BYTES}.
+     *
+     * @throws IllegalArgumentException naming the field, the value it claims and the bytes left,
+     *     if the list is truncated or claims more than its bytes can hold
+     */
     public static List<Member> decodeList(byte[] bytes) {
         ByteBuffer buffer = ByteBuffer.wrap(bytes);
-        int count = buffer.getInt();
-        if (count < 0 || count > bytes.length) {
-            throw new IllegalArgumentException("Member list claims " + count + " members in " + bytes.length + " bytes");
+        int count = readInt(buffer, "member count");
+        if (count < 0 || (long) count * MIN_RECORD_BYTES > buffer.remaining()) {
+            throw new IllegalArgumentException("Member list: member count " + count + " does not fit the "
+                    + buffer.remaining() + " bytes left (each member takes at least " + MIN_RECORD_BYTES + ")");
         }
         List<Member> members = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
             members.add(read(buffer));
         }
+        if (buffer.hasRemaining()) {
+            throw new IllegalArgumentException("Member list of " + count + " members has " + buffer.remaining()
+                    + " trailing bytes");
+        }
         return members;
     }
 
     private static Member read(ByteBuffer buffer) {
-        String nodeId = readString(buffer);
-        String host = readString(buffer);
-        int port = buffer.getInt();
-        String zone = readString(buffer);
+        String nodeId = readString(buffer, "node id");
+        String host = readString(buffer, "host");
+        int port = readInt(buffer, "port");
+        String zone = readString(buffer, "zone");
         return new Member(nodeId, host, port, zone);
     }
 
+    private static int readInt(ByteBuffer buffer, String field) {
+        if (buffer.remaining() < 4) {
+            throw new IllegalArgumentException("Member record: the 4-byte " + field + " is truncated, "
+                    + buffer.remaining() + " bytes left");
+        }
+        return buffer.getInt();
+    }
+
     /** A u16-length-prefixed string, its length checked against the bytes left before anything is allocated. */
-    private static String readString(ByteBuffer buffer) {
+    private static String readString(ByteBuffer buffer, String field) {
+        if (buffer.remaining() < 2) {
+            throw new IllegalArgumentException("Member record: the " + field + " length is truncated, "
+                    + buffer.remaining() + " bytes left");
+        }
         int length = buffer.getShort() & 0xFFFF;
         if (length > buffer.remaining()) {
-            throw new IllegalArgumentException("Member record claims a " + length + "-byte field with "
+            throw new IllegalArgumentException("Member record: " + field + " length " + length + " exceeds the "
                     + buffer.remaining() + " bytes left");
         }
         byte[] bytes = new byte[length];

@@ -15,9 +15,13 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.FileAttribute;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
@@ -40,6 +44,11 @@ import java.util.zip.CRC32C;
  * and throws {@link CorruptBlockException} instead of returning damaged bytes. Puts, deletes and
  * {@link #compareAndPut} of one key are serialized (striped locks), so a compare-and-put sees no
  * other change between its read and its write.
+ *
+ * <p>Blocks are a company's checkpointed state: on file systems with POSIX permissions the store
+ * directory is created {@code 0700} and every block file {@code 0600}, so only the node's own
+ * user can read them. A directory that already exists keeps its permissions; one that other users
+ * may enter is logged as a warning when the store opens.
  */
 @ThreadSafe
 public final class BlockStore {
@@ -52,7 +61,15 @@ public final class BlockStore {
     private static final String TEMP_PREFIX = ".tmp-";
     private static final Pattern VALID_KEY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,199}");
 
+    private static final Set<PosixFilePermission> OWNER_ONLY_DIRECTORY = PosixFilePermissions.fromString("rwx------");
+    private static final Set<PosixFilePermission> OWNER_ONLY_FILE = PosixFilePermissions.fromString("rw-------");
+    private static final FileAttribute<?>[] NO_ATTRIBUTES = new FileAttribute<?>[0];
+    private static final Set<StandardOpenOption> CREATE_NEW_FOR_WRITE =
+            Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
+
     private final Path directory;
+    /** Makes each new block file {@code 0600}; empty where the file system has no POSIX permissions. */
+    private final FileAttribute<?>[] fileAttributes;
     private final boolean fsync;
     /** Bytes of complete blocks plus bytes reserved by writes in progress. */
     private final AtomicLong bytesStored = new AtomicLong();
@@ -75,7 +92,9 @@ public final class BlockStore {
         if (maxBytes < 1) {
             throw new IllegalArgumentException("maxBytes must be positive, was " + maxBytes);
         }
-        this.directory = Files.createDirectories(directory);
+        this.directory = createOwnerOnlyDirectory(directory);
+        this.fileAttributes = ownerOnlyFile(directory);
+        warnIfOthersMayEnter(this.directory);
         this.fsync = fsync;
         this.maxBytes = maxBytes;
         for (int i = 0; i < keyLocks.length; i++) {
@@ -96,6 +115,49 @@ public final class BlockStore {
 
     public Path directory() {
         return directory;
+    }
+
+    /**
+     * Creates {@code directory} and its missing parents readable by their owner only ({@code
+     * 0700}) where the file system has POSIX permissions, with its defaults elsewhere. An existing
+     * directory is left as it is.
+     */
+    static Path createOwnerOnlyDirectory(Path directory) throws IOException {
+        if (Files.isDirectory(directory) || !isPosix(directory)) {
+            return Files.createDirectories(directory);
+        }
+        return Files.createDirectories(directory, PosixFilePermissions.asFileAttribute(OWNER_ONLY_DIRECTORY));
+    }
+
+    /**
+     * The attributes that create a file in {@code directory} readable by its owner only ({@code
+     * 0600}); none where the file system has no POSIX permissions.
+     */
+    static FileAttribute<?>[] ownerOnlyFile(Path directory) {
+        return isPosix(directory)
+                ? new FileAttribute<?>[] {PosixFilePermissions.asFileAttribute(OWNER_ONLY_FILE)}
+                : NO_ATTRIBUTES;
+    }
+
+    private static boolean isPosix(Path path) {
+        return path.getFileSystem().supportedFileAttributeViews().contains("posix");
+    }
+
+    /** Logs once, as the store opens, that a directory made before (or by hand) lets other users in. */
+    private static void warnIfOthersMayEnter(Path directory) {
+        if (!isPosix(directory)) {
+            return;
+        }
+        try {
+            Set<PosixFilePermission> permissions = Files.getPosixFilePermissions(directory);
+            if (!OWNER_ONLY_DIRECTORY.containsAll(permissions)) {
+                LOG.warn("sr3 block store {} has permissions {}: users other than its owner may read checkpoint "
+                        + "blocks in it. Restrict it with 'chmod -R go-rwx {}'.", directory,
+                        PosixFilePermissions.toString(permissions), directory);
+            }
+        } catch (IOException e) {
+            LOG.warn("Could not read the permissions of the sr3 block store {}: {}", directory, e.toString());
+        }
     }
 
     /** Bytes on disk in complete block files, headers included. */
@@ -188,7 +250,7 @@ public final class BlockStore {
         crc.update(data);
         ByteBuffer header = ByteBuffer.allocate(HEADER_SIZE);
         header.putInt(MAGIC).put(VERSION).putLong(data.length).putInt((int) crc.getValue()).flip();
-        try (FileChannel channel = FileChannel.open(temp, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+        try (FileChannel channel = FileChannel.open(temp, CREATE_NEW_FOR_WRITE, fileAttributes)) {
             ByteBuffer body = ByteBuffer.wrap(data);
             while (header.hasRemaining() || body.hasRemaining()) {
                 channel.write(new ByteBuffer[] {header, body});

@@ -4,6 +4,7 @@ import javax.annotation.Nullable;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.channels.OverlappingFileLockException;
@@ -13,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.util.Set;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -28,6 +30,8 @@ import java.util.regex.Pattern;
  * <p>A store created by a node of a named cluster ({@code sr3.ring.cluster-id}) records that name,
  * and a node of another cluster refuses it: two clusters' checkpoints never mix in one store (a
  * persistent volume mounted into the wrong deployment, a copied directory).
+ *
+ * <p>Both files are created readable by the node's user only, like the blocks (see {@link BlockStore}).
  *
  * <pre>
  * sr3-node.id:   "sr3-node-id v1 " nodeId "\n" [ "cluster " clusterId "\n" ]
@@ -68,9 +72,9 @@ public final class NodeIdentity implements AutoCloseable {
      *     belongs to another cluster
      */
     public static NodeIdentity open(Path storeDirectory, @Nullable String clusterId) throws IOException {
-        Files.createDirectories(storeDirectory);
-        FileChannel channel = FileChannel.open(storeDirectory.resolve(LOCK_FILE), StandardOpenOption.CREATE,
-                StandardOpenOption.WRITE);
+        BlockStore.createOwnerOnlyDirectory(storeDirectory);
+        FileChannel channel = FileChannel.open(storeDirectory.resolve(LOCK_FILE),
+                Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), BlockStore.ownerOnlyFile(storeDirectory));
         FileLock lock;
         try {
             lock = channel.tryLock();
@@ -112,9 +116,14 @@ public final class NodeIdentity implements AutoCloseable {
         String nodeId = "n" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         Path temp = directory.resolve(ID_FILE + ".new");
         String content = "sr3-node-id v1 " + nodeId + "\n" + (clusterId == null ? "" : "cluster " + clusterId + "\n");
-        Files.writeString(temp, content, StandardCharsets.UTF_8);
-        try (FileChannel sync = FileChannel.open(temp, StandardOpenOption.WRITE)) {
-            sync.force(true);
+        Files.deleteIfExists(temp); // left by a start that crashed before the rename
+        try (FileChannel out = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                BlockStore.ownerOnlyFile(directory))) {
+            ByteBuffer bytes = ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8));
+            while (bytes.hasRemaining()) {
+                out.write(bytes);
+            }
+            out.force(true);
         }
         try {
             Files.move(temp, file, StandardCopyOption.ATOMIC_MOVE);

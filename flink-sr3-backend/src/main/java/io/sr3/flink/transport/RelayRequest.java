@@ -1,11 +1,15 @@
 package io.sr3.flink.transport;
 
-import java.nio.BufferUnderflowException;
+import javax.annotation.Nullable;
+
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The payload of {@link MessageType#RELAY_BLOCK}: which block to fetch, what it must look like,
@@ -19,7 +23,10 @@ import java.util.Objects;
  */
 public record RelayRequest(String key, int length, int crc32c, List<String> route) {
 
-    /** Longer routes are refused: no restore plan is deeper than this. */
+    /**
+     * The most hops the wire format carries (a u8 count). A receiver refuses shorter routes too
+     * when they are deeper than its ring: see {@link #routeProblem}.
+     */
     public static final int MAX_HOPS = 255;
 
     public RelayRequest {
@@ -61,30 +68,81 @@ public record RelayRequest(String key, int length, int crc32c, List<String> rout
         return buffer.array();
     }
 
-    /** Decodes a payload, rejecting one that is truncated, too long, or claims a negative length. */
-    public static RelayRequest decode(byte[] payload) {
-        try {
-            ByteBuffer buffer = ByteBuffer.wrap(payload);
-            int crc = buffer.getInt();
-            int length = buffer.getInt();
-            String key = string(buffer);
-            int hopCount = buffer.get() & 0xFF;
-            List<String> route = new ArrayList<>(hopCount);
-            for (int i = 0; i < hopCount; i++) {
-                route.add(string(buffer));
-            }
-            if (buffer.hasRemaining()) {
-                throw new IllegalArgumentException("RELAY_BLOCK payload has " + buffer.remaining() + " trailing bytes");
-            }
-            return new RelayRequest(key, length, crc, route);
-        } catch (BufferUnderflowException e) {
-            throw new IllegalArgumentException("RELAY_BLOCK payload of " + payload.length + " bytes is truncated");
+    /**
+     * Why this route must not be followed by a node whose ring has {@code ringSize} members with
+     * the addresses {@code liveMemberIds}; null when it may. A peer may only send a block through
+     * members of the ring (never to an arbitrary {@code host:port}), through each at most once (a
+     * route cannot loop a block between the same nodes), and over at most as many hops as the
+     * ring has members (the deepest route visits each member once).
+     *
+     * @param liveMemberIds the {@link #route} form ({@code host:port}) of every member of the
+     *     receiver's placement, suspected ones included
+     * @param ringSize the number of members of the receiver's placement
+     */
+    @Nullable
+    public String routeProblem(Collection<String> liveMemberIds, int ringSize) {
+        if (route.size() > ringSize) {
+            return "relay route of block " + key + " has " + route.size() + " hops, more than the " + ringSize
+                    + " members of the ring: " + route;
         }
+        Set<String> seen = new HashSet<>();
+        for (String hop : route) {
+            if (!seen.add(hop)) {
+                return "relay route of block " + key + " names " + hop + " twice: " + route;
+            }
+            if (!liveMemberIds.contains(hop)) {
+                return "relay route of block " + key + " names " + hop + ", which is not a live member of the ring: "
+                        + route;
+            }
+        }
+        return null;
     }
 
-    private static String string(ByteBuffer buffer) {
-        byte[] bytes = new byte[buffer.getShort() & 0xFFFF];
+    /**
+     * Decodes a payload, rejecting one that is truncated, too long, or claims a negative length.
+     * Every count and length is checked against the bytes left before anything is allocated.
+     */
+    public static RelayRequest decode(byte[] payload) {
+        ByteBuffer buffer = ByteBuffer.wrap(payload);
+        if (buffer.remaining() < 8) {
+            throw truncated(payload, "crc32c and length", 8, buffer.remaining());
+        }
+        int crc = buffer.getInt();
+        int length = buffer.getInt();
+        String key = string(payload, buffer, "key");
+        if (!buffer.hasRemaining()) {
+            throw truncated(payload, "hop count", 1, 0);
+        }
+        int hopCount = buffer.get() & 0xFF;
+        if (hopCount * 2 > buffer.remaining()) {
+            throw new IllegalArgumentException("RELAY_BLOCK payload of " + payload.length + " bytes is truncated: hop count "
+                    + hopCount + " does not fit the " + buffer.remaining() + " bytes left (each hop takes at least 2)");
+        }
+        List<String> route = new ArrayList<>(hopCount);
+        for (int i = 0; i < hopCount; i++) {
+            route.add(string(payload, buffer, "hop " + i));
+        }
+        if (buffer.hasRemaining()) {
+            throw new IllegalArgumentException("RELAY_BLOCK payload has " + buffer.remaining() + " trailing bytes");
+        }
+        return new RelayRequest(key, length, crc, route);
+    }
+
+    private static String string(byte[] payload, ByteBuffer buffer, String field) {
+        if (buffer.remaining() < 2) {
+            throw truncated(payload, field + " length", 2, buffer.remaining());
+        }
+        int length = buffer.getShort() & 0xFFFF;
+        if (length > buffer.remaining()) {
+            throw truncated(payload, field + " of " + length + " bytes", length, buffer.remaining());
+        }
+        byte[] bytes = new byte[length];
         buffer.get(bytes);
         return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private static IllegalArgumentException truncated(byte[] payload, String field, int needed, int left) {
+        return new IllegalArgumentException("RELAY_BLOCK payload of " + payload.length + " bytes is truncated: the "
+                + field + " needs " + needed + " bytes, " + left + " left");
     }
 }

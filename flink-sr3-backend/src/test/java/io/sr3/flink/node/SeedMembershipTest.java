@@ -10,8 +10,10 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
@@ -19,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Membership across processes: a ring node in a child JVM joins through {@code sr3.ring.seeds}
- * (no shared registry), serves blocks, and leaves placement after it is killed with SIGKILL.
+ * (no shared registry), serves blocks, and leaves placement after it is killed with SIGKILL. The
+ * child takes the ring's secret from a file or its environment, never from its command line.
  */
 class SeedMembershipTest {
 
@@ -35,6 +38,11 @@ class SeedMembershipTest {
     }
 
     private Process startChild(String... options) throws IOException {
+        return startChild(Map.of(), ProcessBuilder.Redirect.INHERIT, options);
+    }
+
+    private Process startChild(Map<String, String> environment, ProcessBuilder.Redirect stderr, String... options)
+            throws IOException {
         List<String> command = new java.util.ArrayList<>(List.of(
                 Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Xmx256m",
@@ -43,7 +51,10 @@ class SeedMembershipTest {
                 Sr3RingNodeMain.class.getName()));
         command.addAll(List.of(options));
         root.resolve("child-tmp").toFile().mkdirs();
-        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectError(stderr);
+        builder.environment().remove(Sr3RingNodeMain.SECRET_ENVIRONMENT_VARIABLE);
+        builder.environment().putAll(environment);
+        return builder.start();
     }
 
     /** Reads the child's READY line, with a deadline. */
@@ -94,9 +105,10 @@ class SeedMembershipTest {
     void childWithTheWrongSecretNeverJoins() throws Exception {
         NodeConfig config = TestingRing.testConfig().withSecret("right");
         try (RingNode local = RingNode.start(config.withPortAndStore(0, root.resolve("local")))) {
+            Path secretFile = Files.writeString(root.resolve("wrong-secret"), "wrong\n");
             child = startChild(
                     "sr3.ring.seeds=" + local.self().id(),
-                    "sr3.transport.secret=wrong",
+                    "--secret-file", secretFile.toString(),
                     "sr3.store.dir=" + root.resolve("child-store"));
             Member remote = Member.fromId(awaitReady(child));
             // The child probes the seed at start and every 500 ms; wait until several probes were refused.
@@ -104,5 +116,32 @@ class SeedMembershipTest {
             assertThat(local.membership().at(remote.id())).isEmpty();
             assertThat(local.membership().members()).containsExactly(local.self());
         }
+    }
+
+    @Test
+    void childWithTheSecretFromItsEnvironmentJoins() throws Exception {
+        NodeConfig config = TestingRing.testConfig().withSecret("right");
+        try (RingNode local = RingNode.start(config.withPortAndStore(0, root.resolve("local")))) {
+            child = startChild(Map.of(Sr3RingNodeMain.SECRET_ENVIRONMENT_VARIABLE, "right"), ProcessBuilder.Redirect.INHERIT,
+                    "sr3.ring.seeds=" + local.self().id(),
+                    "sr3.ring.failure-detector.interval=100 ms",
+                    "sr3.store.dir=" + root.resolve("child-store"));
+            Member remote = Member.fromId(awaitReady(child));
+            TestingRing.awaitCondition(() -> !local.membership().at(remote.id()).isEmpty(),
+                    "the child with the secret from its environment to join");
+            assertThat(local.refusedHandshakes()).isZero();
+        }
+    }
+
+    @Test
+    void childRefusesASecretOnItsCommandLine() throws Exception {
+        Path stderr = root.resolve("child-stderr.txt");
+        child = startChild(Map.of(), ProcessBuilder.Redirect.to(stderr.toFile()),
+                "sr3.store.dir=" + root.resolve("child-store"), "--secret", "visible-to-ps");
+        assertThat(child.waitFor(60, TimeUnit.SECONDS)).as("the child exits").isTrue();
+        assertThat(child.exitValue()).isEqualTo(2);
+        assertThat(Files.readString(stderr)).contains("--secret-file").contains(Sr3RingNodeMain.SECRET_ENVIRONMENT_VARIABLE)
+                .doesNotContain("visible-to-ps");
+        assertThat(root.resolve("child-store")).as("no node started").doesNotExist();
     }
 }

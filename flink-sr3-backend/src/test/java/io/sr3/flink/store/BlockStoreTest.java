@@ -1,18 +1,26 @@
 package io.sr3.flink.store;
 
+import org.apache.flink.testutils.logging.LoggerAuditingExtension;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+import org.slf4j.event.Level;
 
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 class BlockStoreTest {
 
     @TempDir Path dir;
+
+    @RegisterExtension
+    final LoggerAuditingExtension warnings = new LoggerAuditingExtension(BlockStore.class, Level.WARN);
 
     @Test
     void storesAndReadsBlocks() throws Exception {
@@ -131,5 +139,40 @@ class BlockStoreTest {
         store.put("b-1", new byte[50]); // replacing with a smaller block always fits
         store.put("b-3", new byte[30]);
         assertThat(store.bytesStored()).isEqualTo(3L * BlockStore.HEADER_SIZE + 180);
+    }
+
+    @Test
+    void aNewStoreDirectoryAndItsBlocksAreReadableByTheirOwnerOnly() throws Exception {
+        assumeTrue(posix(dir), "POSIX file permissions");
+        Path storeDir = dir.resolve("new-parent").resolve("store");
+        BlockStore store = new BlockStore(storeDir, false);
+        store.put("b-1", new byte[] {1, 2, 3});
+        store.compareAndPut("m-1", null, new byte[] {4});
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(storeDir))).isEqualTo("rwx------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(storeDir.getParent())))
+                .as("a parent the store created").isEqualTo("rwx------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(storeDir.resolve("b-1"))))
+                .isEqualTo("rw-------");
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(storeDir.resolve("m-1"))))
+                .isEqualTo("rw-------");
+        assertThat(warnings.getMessages()).isEmpty();
+    }
+
+    @Test
+    void anExistingDirectoryKeepsItsPermissionsAndIsWarnedAboutOnce() throws Exception {
+        assumeTrue(posix(dir), "POSIX file permissions");
+        Path storeDir = Files.createDirectory(dir.resolve("shared"));
+        Files.setPosixFilePermissions(storeDir, PosixFilePermissions.fromString("rwxr-x---"));
+        // As a ring node opens its store: identity first, then blocks.
+        try (NodeIdentity identity = NodeIdentity.open(storeDir)) {
+            new BlockStore(storeDir, false).put("b-1", new byte[] {1});
+        }
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(storeDir))).isEqualTo("rwxr-x---");
+        assertThat(warnings.getMessages()).singleElement().asString()
+                .contains(storeDir.toString()).contains("rwxr-x---").contains("chmod");
+    }
+
+    private static boolean posix(Path path) {
+        return path.getFileSystem().supportedFileAttributeViews().contains("posix");
     }
 }

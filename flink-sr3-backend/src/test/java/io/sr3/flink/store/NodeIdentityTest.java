@@ -6,9 +6,11 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /** A store directory keeps its node id across restarts, belongs to one running node, and a damaged id is refused. */
 class NodeIdentityTest {
@@ -74,6 +76,19 @@ class NodeIdentityTest {
             store.put("b-1", new byte[] {1});
             assertThat(store.keys("")).containsExactly("b-1");
             assertThat(store.bytesStored()).isEqualTo(BlockStore.HEADER_SIZE + 1L);
+        }
+    }
+
+    @Test
+    void theIdentityFilesAreReadableByTheirOwnerOnly() throws IOException {
+        assumeTrue(dir.getFileSystem().supportedFileAttributeViews().contains("posix"), "POSIX file permissions");
+        Path store = dir.resolve("store");
+        try (NodeIdentity identity = NodeIdentity.open(store)) {
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(store))).isEqualTo("rwx------");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(store.resolve(NodeIdentity.ID_FILE))))
+                    .isEqualTo("rw-------");
+            assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(store.resolve(NodeIdentity.LOCK_FILE))))
+                    .isEqualTo("rw-------");
         }
     }
 }

@@ -46,7 +46,11 @@ public final class TestCertificates {
         return Paths.get(file("truststore.p12"));
     }
 
-    /** A keystore with a key and a certificate for {@code name} that this CA signed, valid from yesterday for 3 days. */
+    /**
+     * A keystore with a key and a certificate for {@code name} that this CA signed, valid from
+     * yesterday for 3 days, for the host names {@code localhost} and {@code 127.0.0.1} (Flink's own
+     * TLS checks host names; the ring does not).
+     */
     public Path node(String name) throws IOException {
         return signed(name, "-1d", 3);
     }
@@ -65,7 +69,7 @@ public final class TestCertificates {
         keytool("-gencert", "-alias", "ca", "-keystore", file("ca.p12"), "-storepass", PASSWORD, "-infile",
                 file(name + ".csr"), "-outfile", file(name + ".crt"), "-rfc", "-startdate", startDate, "-validity",
                 String.valueOf(validityDays), "-ext", "ku:c=digitalSignature,keyEncipherment", "-ext",
-                "eku=serverAuth,clientAuth");
+                "eku=serverAuth,clientAuth", "-ext", "san=dns:localhost,ip:127.0.0.1");
         keytool("-importcert", "-noprompt", "-alias", "ca", "-file", file("ca.crt"), "-keystore", keystore,
                 "-storepass", PASSWORD);
         keytool("-importcert", "-noprompt", "-alias", "node", "-file", file(name + ".crt"), "-keystore", keystore,
