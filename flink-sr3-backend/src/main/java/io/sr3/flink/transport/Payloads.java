@@ -100,6 +100,7 @@ public final class Payloads {
     /** The value a {@link #swap} answer found, null if the key was absent. */
     @Nullable
     public static byte[] swapFound(byte[] payload) {
+        swapped(payload); // checks the length
         ByteBuffer buffer = ByteBuffer.wrap(payload, 1, payload.length - 1);
         byte[] found = getOptional(buffer, "found value");
         if (buffer.hasRemaining()) {
@@ -156,18 +157,40 @@ public final class Payloads {
 
     public static List<String> stringList(byte[] payload) {
         ByteBuffer buffer = ByteBuffer.wrap(payload);
-        int count = buffer.getInt();
-        if (count < 0 || count > payload.length / 2) {
-            throw new IllegalArgumentException("String list claims " + count + " entries in " + payload.length + " bytes");
-        }
+        int count = count(buffer, 2, "String list");
         List<String> values = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            int length = buffer.getShort() & 0xFFFF;
-            byte[] bytes = new byte[length];
-            buffer.get(bytes);
-            values.add(utf8(bytes));
+            values.add(utf8(shortPrefixed(buffer, "String list entry " + i)));
         }
         return values;
+    }
+
+    /** A count read from {@code buffer}, checked against the bytes left for entries of at least {@code minEntryBytes}. */
+    private static int count(ByteBuffer buffer, int minEntryBytes, String what) {
+        if (buffer.remaining() < 4) {
+            throw new IllegalArgumentException(what + " of " + buffer.remaining() + " bytes has no count");
+        }
+        int count = buffer.getInt();
+        if (count < 0 || count > buffer.remaining() / minEntryBytes) {
+            throw new IllegalArgumentException(what + " claims " + count + " entries in the " + buffer.remaining()
+                    + " bytes left");
+        }
+        return count;
+    }
+
+    /** {@code length u16 | bytes}, with the length checked against the bytes left. */
+    private static byte[] shortPrefixed(ByteBuffer buffer, String what) {
+        if (buffer.remaining() < 2) {
+            throw new IllegalArgumentException(what + " has no length (" + buffer.remaining() + " bytes left)");
+        }
+        int length = buffer.getShort() & 0xFFFF;
+        if (length > buffer.remaining()) {
+            throw new IllegalArgumentException(what + " of " + length + " bytes exceeds the " + buffer.remaining()
+                    + " bytes left");
+        }
+        byte[] bytes = new byte[length];
+        buffer.get(bytes);
+        return bytes;
     }
 
     /** {@code count i32 | (nameLength u16 | name utf8 | value i64)*}, in the map's order. */
@@ -187,15 +210,15 @@ public final class Payloads {
 
     public static java.util.Map<String, Long> longMap(byte[] payload) {
         ByteBuffer buffer = ByteBuffer.wrap(payload);
-        int count = buffer.getInt();
-        if (count < 0 || count > payload.length / 10) {
-            throw new IllegalArgumentException("Counter map claims " + count + " entries in " + payload.length + " bytes");
-        }
+        int count = count(buffer, 10, "Counter map");
         java.util.Map<String, Long> values = new java.util.LinkedHashMap<>();
         for (int i = 0; i < count; i++) {
-            byte[] name = new byte[buffer.getShort() & 0xFFFF];
-            buffer.get(name);
-            values.put(utf8(name), buffer.getLong());
+            String name = utf8(shortPrefixed(buffer, "Counter name " + i));
+            if (buffer.remaining() < 8) {
+                throw new IllegalArgumentException("Counter " + name + " has no value (" + buffer.remaining()
+                        + " bytes left)");
+            }
+            values.put(name, buffer.getLong());
         }
         return values;
     }

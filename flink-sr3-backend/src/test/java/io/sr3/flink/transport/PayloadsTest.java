@@ -43,4 +43,21 @@ class PayloadsTest {
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("has no length");
         assertThatThrownBy(() -> Payloads.swapped(new byte[2])).isInstanceOf(IllegalArgumentException.class);
     }
+
+    @Test
+    void listsAndCounterMapsCheckEveryCountAndLengthAgainstTheBytesLeft() {
+        assertThat(Payloads.stringList(Payloads.stringList(java.util.List.of("a", "bc")))).containsExactly("a", "bc");
+        assertThat(Payloads.longMap(Payloads.longMap(java.util.Map.of("x", 7L)))).containsEntry("x", 7L);
+        assertThatThrownBy(() -> Payloads.stringList(new byte[3])).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("no count");
+        byte[] claimsMany = ByteBuffer.allocate(8).putInt(1_000_000).array();
+        assertThatThrownBy(() -> Payloads.stringList(claimsMany)).hasMessageContaining("claims 1000000 entries");
+        byte[] longString = ByteBuffer.allocate(8).putInt(1).putShort((short) 0xFFFF).array();
+        assertThatThrownBy(() -> Payloads.stringList(longString)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("65535 bytes exceeds the 2 bytes left");
+        byte[] noValue = ByteBuffer.allocate(4 + 2 + 1 + 7 + 3).putInt(1).putShort((short) 1).put((byte) 'x').array();
+        assertThatThrownBy(() -> Payloads.longMap(Arrays.copyOf(noValue, 4 + 2 + 1 + 7)))
+                .isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> Payloads.swapFound(new byte[0])).isInstanceOf(IllegalArgumentException.class);
+    }
 }
