@@ -64,7 +64,17 @@ final class ManifestStore {
      */
     @Nullable
     Versions read(String manifestKey, String description) throws IOException {
-        List<RingStorage.Copy> copies = node.storage().readCopies(manifestKey, description);
+        return versions(manifestKey, description, node.storage().readCopies(manifestKey, description));
+    }
+
+    /** Like {@link #read}, but from every reachable node, so {@link Versions#holders()} lists every copy: for repair. */
+    @Nullable
+    Versions readEvery(String manifestKey, String description) throws IOException {
+        return versions(manifestKey, description, node.storage().readEveryCopy(manifestKey, description));
+    }
+
+    @Nullable
+    private Versions versions(String manifestKey, String description, List<RingStorage.Copy> copies) throws IOException {
         if (copies.isEmpty()) {
             return null;
         }

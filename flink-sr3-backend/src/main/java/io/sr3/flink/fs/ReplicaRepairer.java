@@ -15,8 +15,11 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Restores the replication factor after a member left: the self-healing of the ring.
@@ -36,8 +39,11 @@ import java.util.Set;
  * {@code min(replication factor, ring size)} it reads a verified copy from a live holder, stores
  * it on the next placement targets that lack it, one block at a time (which bounds the rate to
  * what one node can copy sequentially), and then rewrites the manifest with the new holders on
- * its placement and on every node that held a copy, so no stale copy still names the dead node.
- * A manifest whose own copies fell under the factor is copied to its placement as well.
+ * its placement and on every node that holds a copy (it reads every reachable node, not only the
+ * placement), so no stale copy still names the dead node; a target that refuses the rewrite (a
+ * full store) keeps its older copy as long as a write quorum took the new one. A node that holds
+ * a short file another node repairs counts it as work until that rewrite reaches its copy. A
+ * manifest whose own copies fell under the factor is copied to its placement as well.
  *
  * <p>Joins need no work: readers find blocks through the holders a manifest records, so data
  * stays where it is and new writes use the new ring; ownership moves lazily and checkpoints are
@@ -167,7 +173,7 @@ final class ReplicaRepairer implements Runnable {
         if (local.isTombstone()) {
             return; // a deleted file: never re-replicated
         }
-        ManifestStore.Versions versions = manifests.read(key, "manifest " + key + " (repair)");
+        ManifestStore.Versions versions = manifests.readEvery(key, "manifest " + key + " (repair)");
         if (versions == null) {
             return; // deleted meanwhile
         }
@@ -183,7 +189,12 @@ final class ReplicaRepairer implements Runnable {
         }
         List<Member> copies = inRingOrder(versions.holders(), key, ring);
         if (copies.isEmpty() || !copies.get(0).sameNode(node.self())) {
-            return; // another node repairs this file
+            // Another node repairs this file; until its rewrite reaches this copy, a short block
+            // here is still work: this node scans again instead of calling itself clean.
+            if (hasShortBlock(versions.newest(), wanted)) {
+                counts.remaining++;
+            }
+            return;
         }
         Manifest manifest = versions.newest();
         List<Manifest.BlockRef> blocks = new ArrayList<>(manifest.blocks().size());
@@ -233,12 +244,55 @@ final class ReplicaRepairer implements Runnable {
                     targets.add(copy);
                 }
             }
-            for (Member target : targets) {
-                RingStorage.await(node.put(target, key, rewritten));
-            }
+            rewrite(key, rewritten, targets);
             if (manifestShort) {
                 counts.copiedManifests++;
             }
+        }
+    }
+
+    /** Whether a block of {@code manifest} has fewer live holders than {@code wanted}. */
+    private boolean hasShortBlock(Manifest manifest, int wanted) {
+        for (Manifest.BlockRef block : manifest.blocks()) {
+            int live = 0;
+            for (Member holder : block.holders()) {
+                if (node.membership().isLive(holder)) {
+                    live++;
+                }
+            }
+            if (live < wanted) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Stores a rewritten manifest on every target in parallel. A target that refuses it (a full
+     * store) keeps its older copy, which readers rank below this one; the rewrite fails only if
+     * fewer than the write quorum (or every target, if fewer) took it.
+     */
+    private void rewrite(String key, byte[] rewritten, List<Member> targets) throws IOException {
+        List<CompletableFuture<Void>> puts = new ArrayList<>(targets.size());
+        for (Member target : targets) {
+            puts.add(node.put(target, key, rewritten));
+        }
+        int stored = 0;
+        Map<String, String> refused = new LinkedHashMap<>();
+        for (int i = 0; i < targets.size(); i++) {
+            try {
+                RingStorage.await(puts.get(i));
+                stored++;
+            } catch (IOException e) {
+                refused.put(targets.get(i).id(), e.getMessage());
+            }
+        }
+        if (stored < Math.min(node.storage().writeQuorum(), targets.size())) {
+            throw new IOException("the rewritten manifest reached " + stored + " of " + targets.size() + " nodes: " + refused);
+        }
+        if (!refused.isEmpty() && failureLogged.add(key + " rewrite")) {
+            LOG.info("[{}] replica repair rewrote {} on {} of {} nodes; these kept their older copy: {}",
+                    node.self().id(), key, stored, targets.size(), refused);
         }
     }
 

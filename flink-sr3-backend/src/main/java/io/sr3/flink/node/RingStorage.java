@@ -203,6 +203,18 @@ public final class RingStorage {
      *     asked: unavailable, not absent
      */
     public List<Copy> readCopies(String key, String description) throws IOException {
+        return readCopies(key, description, false);
+    }
+
+    /**
+     * Like {@link #readCopies(String, String)}, but waits for every asked node: for repair, whose
+     * rewrite must reach every copy, also those outside the key's placement.
+     */
+    public List<Copy> readEveryCopy(String key, String description) throws IOException {
+        return readCopies(key, description, true);
+    }
+
+    private List<Copy> readCopies(String key, String description, boolean everyNode) throws IOException {
         requireBlockingAllowed("reading " + description);
         ConsistentHash ring = node.membership().ring();
         List<Member> asked = new ArrayList<>();
@@ -220,7 +232,7 @@ public final class RingStorage {
                 placement.add(m);
             }
         }
-        ParallelRead read = new ParallelRead(node, key, asked, placement);
+        ParallelRead read = new ParallelRead(node, key, asked, everyNode ? asked : placement);
         read.start();
         await(read.done);
         int notFound;

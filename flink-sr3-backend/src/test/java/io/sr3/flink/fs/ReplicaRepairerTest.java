@@ -3,6 +3,7 @@ package io.sr3.flink.fs;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.RingRole;
 import io.sr3.flink.node.TestingRing;
+import io.sr3.flink.ring.Member;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileSystem;
@@ -127,6 +128,45 @@ class ReplicaRepairerTest {
         repairer.run();
         assertThat(owner.metrics().underReplicatedBlocks.get()).isZero();
         assertThat(repairer.pending()).isFalse();
+    }
+
+    @Test
+    void aNodeOutsideTheOwnersViewKeepsScanningUntilTheOwnersRepairReachesItsCopy() throws Exception {
+        ring = TestingRing.start(3, TestingRing.testConfig(), root);
+        byte[] data = new byte[1000];
+        new Random(5).nextBytes(data);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(data);
+        ring.node(0).store().put("b-short-0", data);
+        String path = "/repair-test/" + UUID.randomUUID() + "/short";
+        String key = NamespaceKeys.manifestKey(path);
+        // One live holder and one that left: short of the factor 2. Every node holds the manifest.
+        Member gone = new Member("n0000000000000000", "127.0.0.1", 1, "");
+        Manifest manifest = Manifest.file(path, 1, System.currentTimeMillis(), data.length, List.of(
+                new Manifest.BlockRef("b-short-0", data.length, (int) crc.getValue(), List.of(ring.node(0).self(), gone))));
+        for (RingNode node : ring.nodes()) {
+            node.store().put(key, manifest.encode());
+        }
+        List<Member> order = ring.node(0).membership().ring().successors(key);
+        RingNode owner = nodeOf(order.get(0));
+        RingNode other = nodeOf(order.get(2));
+
+        ReplicaRepairer otherRepairer = new ReplicaRepairer(other);
+        otherRepairer.run();
+        assertThat(otherRepairer.pending()).as("a node that does not own the repair of a short file it holds")
+                .isTrue();
+        new ReplicaRepairer(owner).run();
+        otherRepairer.run();
+        assertThat(otherRepairer.pending()).isFalse();
+        for (RingNode node : ring.nodes()) {
+            assertThat(new ReplicaRepairer(node).audit()[0]).as("under-replicated blocks seen by %s", node.self())
+                    .isZero();
+            assertThat(node.store().get(key)).as("the copy on %s", node.self()).isEqualTo(owner.store().get(key));
+        }
+    }
+
+    private RingNode nodeOf(Member member) {
+        return ring.nodes().stream().filter(n -> n.self().sameNode(member)).findFirst().orElseThrow();
     }
 
     /** Reads the file while {@code absent} holds nothing: its blocks are set aside and put back afterwards. */

@@ -1,0 +1,276 @@
+package io.sr3.flink.transport;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.embedded.EmbeddedChannel;
+import io.netty.handler.codec.DecoderException;
+import org.junit.jupiter.api.Test;
+
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.function.Predicate;
+
+/**
+ * Random and mutated bytes through every decoder of the wire: each payload codec of {@link
+ * Payloads}, {@link RelayRequest#decode} and the {@link FrameDecoder}. Each input must decode or
+ * be refused with the decoder's typed error; see {@link Fuzzer} for what else fails a run and how
+ * to replay one.
+ */
+class WireFuzzTest {
+
+    private static final int MAX_FRAME = 64 * 1024;
+    private static final byte[] SESSION_KEY = "fuzz session key, 32 bytes long!".getBytes(StandardCharsets.US_ASCII);
+    private static final Predicate<Throwable> CORRUPT_FRAME =
+            e -> e instanceof DecoderException && e.getCause() instanceof CorruptFrameException;
+
+    // ------------------------------------------------------------------ payload codecs
+
+    @Test
+    void putBlockPayloads() throws Exception {
+        List<byte[]> valid = new ArrayList<>();
+        for (String key : keys()) {
+            valid.add(Payloads.putBlock(key, new byte[0]));
+            valid.add(Payloads.putBlock(key, bytes(key.length() * 7 + 3)));
+        }
+        new Fuzzer("Payloads.putBlockKey/putBlockData").valid(valid).refusesWith(IllegalArgumentException.class)
+                .run(p -> {
+                    Payloads.putBlockKey(p);
+                    Payloads.putBlockData(p);
+                });
+    }
+
+    @Test
+    void compareAndPutRequests() throws Exception {
+        List<byte[]> valid = new ArrayList<>();
+        for (String key : keys()) {
+            valid.add(Payloads.compareAndPut(key, null, null));
+            valid.add(Payloads.compareAndPut(key, null, bytes(40)));
+            valid.add(Payloads.compareAndPut(key, new byte[0], null));
+            valid.add(Payloads.compareAndPut(key, bytes(17), bytes(300)));
+        }
+        new Fuzzer("Payloads.compareAndPut").valid(valid).refusesWith(IllegalArgumentException.class)
+                .run(Payloads::compareAndPut);
+    }
+
+    @Test
+    void compareAndPutAnswers() throws Exception {
+        List<byte[]> valid = List.of(Payloads.swap(true, null), Payloads.swap(false, null), Payloads.swap(true, new byte[0]),
+                Payloads.swap(false, bytes(64)), Payloads.swap(true, bytes(1000)));
+        new Fuzzer("Payloads.swapped/swapFound").valid(valid).refusesWith(IllegalArgumentException.class).run(p -> {
+            Payloads.swapped(p);
+            Payloads.swapFound(p);
+        });
+    }
+
+    @Test
+    void stringLists() throws Exception {
+        List<byte[]> valid = List.of(Payloads.stringList(List.of()), Payloads.stringList(List.of("")),
+                Payloads.stringList(keys()), Payloads.stringList(List.of("a", "b", "c", "", "d")));
+        new Fuzzer("Payloads.stringList").valid(valid).refusesWith(IllegalArgumentException.class)
+                .run(Payloads::stringList);
+    }
+
+    @Test
+    void counterMaps() throws Exception {
+        Map<String, Long> stats = new LinkedHashMap<>();
+        stats.put("ringSize", 3L);
+        stats.put("bytesStored", Long.MAX_VALUE);
+        stats.put("", -1L);
+        stats.put("repairPending", 0L);
+        List<byte[]> valid = List.of(Payloads.longMap(Map.of()), Payloads.longMap(stats), Payloads.longMap(Map.of("x", 1L)));
+        new Fuzzer("Payloads.longMap").valid(valid).refusesWith(IllegalArgumentException.class).run(Payloads::longMap);
+    }
+
+    @Test
+    void errorAnswers() throws Exception {
+        List<byte[]> valid = new ArrayList<>();
+        for (ErrorCode code : ErrorCode.values()) {
+            valid.add(Payloads.error(code, code + ": no block b-1 on 127.0.0.1:6130"));
+        }
+        valid.add(Payloads.error(ErrorCode.INTERNAL, ""));
+        valid.add(new byte[0]);
+        new Fuzzer("Payloads.errorCode/errorMessage").valid(valid).refusesWith(IllegalArgumentException.class).run(p -> {
+            Payloads.errorCode(p);
+            Payloads.errorMessage(p);
+        });
+    }
+
+    @Test
+    void utf8Payloads() throws Exception {
+        List<byte[]> valid = new ArrayList<>();
+        for (String key : keys()) {
+            valid.add(Payloads.utf8(key));
+        }
+        new Fuzzer("Payloads.utf8").valid(valid).refusesWith(IllegalArgumentException.class).run(Payloads::utf8);
+    }
+
+    // ------------------------------------------------------------------ relay requests
+
+    @Test
+    void relayRequests() throws Exception {
+        List<String> longRoute = new ArrayList<>();
+        for (int i = 0; i < 40; i++) {
+            longRoute.add("10.0.0." + i + ":" + (6130 + i));
+        }
+        List<byte[]> valid = new ArrayList<>();
+        for (String key : keys()) {
+            valid.add(new RelayRequest(key, 0, 0, List.of()).encode());
+            valid.add(new RelayRequest(key, 4 * 1024 * 1024, 0x1234abcd, List.of("127.0.0.1:6130")).encode());
+        }
+        valid.add(new RelayRequest("b-1", 17, -1, List.of("127.0.0.1:6130", "127.0.0.1:6131", "")).encode());
+        valid.add(new RelayRequest("b-2", Integer.MAX_VALUE, 7, longRoute).encode());
+        new Fuzzer("RelayRequest.decode").valid(valid).refusesWith(IllegalArgumentException.class)
+                .run(RelayRequest::decode);
+    }
+
+    // ------------------------------------------------------------------ frames
+
+    @Test
+    void framesBeforeAndAfterAHandshakeWithMacs() throws Exception {
+        fuzzFrames("FrameDecoder (handshake, then MAC)", true);
+    }
+
+    @Test
+    void framesBeforeAndAfterAHandshakeWithoutMacs() throws Exception {
+        fuzzFrames("FrameDecoder (handshake, then no MAC)", false);
+    }
+
+    /**
+     * Streams of frames as the server's decoder sees them: frames of at most {@link
+     * FrameDecoder#HANDSHAKE_FRAME_SIZE} until an AUTH frame, then (as the server switches it)
+     * frames up to the maximum, each followed by its MAC if {@code withMac}. Every stream arrives
+     * in a random chunking.
+     */
+    private static void fuzzFrames(String target, boolean withMac) throws Exception {
+        byte[] nonce = bytes(SharedSecret.NONCE_SIZE);
+        byte[] auth = bytes(SharedSecret.NONCE_SIZE + SharedSecret.PROOF_SIZE);
+        Frame challenge = new Frame(MessageType.CHALLENGE, 0, nonce);
+        Frame authFrame = new Frame(MessageType.AUTH, 0, auth);
+        Frame error = new Frame(MessageType.ERROR, 3, Payloads.error(ErrorCode.UNAUTHENTICATED, "handshake failed"));
+        Frame largestBeforeHandshake = new Frame(MessageType.DATA, 1, bytes(FrameDecoder.HANDSHAKE_FRAME_SIZE));
+        Frame put = new Frame(MessageType.PUT_BLOCK, 7, Payloads.putBlock("b-1", bytes(1000)));
+        Frame get = new Frame(MessageType.GET_BLOCK, Long.MAX_VALUE, Payloads.utf8("b-1"));
+        Frame stats = new Frame(MessageType.STATS, -1, new byte[0]);
+        Frame large = new Frame(MessageType.DATA, 9, bytes(10_000));
+        List<byte[]> valid = List.of(
+                stream(withMac, challenge),
+                stream(withMac, error),
+                stream(withMac, largestBeforeHandshake),
+                stream(withMac, challenge, get),
+                stream(withMac, authFrame),
+                stream(withMac, authFrame, get),
+                stream(withMac, authFrame, put, stats, get),
+                stream(withMac, authFrame, large));
+        Fuzzer fuzzer = new Fuzzer(target).valid(valid).refusesWith(CORRUPT_FRAME);
+        fuzzer.run(input -> decodeStream(input, withMac));
+    }
+
+    /**
+     * Writes {@code stream} into a fresh decoder in chunks chosen from the stream's hash (so the
+     * input alone replays it). Fails if the decoder holds more bytes than the frame it waits for
+     * may take, and, after it refused the stream, if it does anything but discard more input.
+     */
+    private static void decodeStream(byte[] stream, boolean withMac) {
+        FrameDecoder decoder = new FrameDecoder(MAX_FRAME);
+        ServerSide server = new ServerSide(decoder, withMac);
+        EmbeddedChannel channel = new EmbeddedChannel(decoder, server);
+        Random chunking = new Random(Arrays.hashCode(stream));
+        int written = 0;
+        try {
+            while (written < stream.length) {
+                int chunk = Math.min(stream.length - written, chunking.nextBoolean() ? 1 + chunking.nextInt(32)
+                        : 1 + chunking.nextInt(stream.length));
+                channel.writeInbound(Unpooled.wrappedBuffer(stream, written, chunk));
+                written += chunk;
+                long held = written - server.consumed;
+                long mostItMayHold = Frame.HEADER_SIZE + server.maxFrame + server.macSize;
+                if (held >= mostItMayHold) {
+                    throw new AssertionError("The frame decoder holds " + held + " bytes without a frame or an error; "
+                            + "a frame with its header and MAC takes at most " + mostItMayHold);
+                }
+            }
+        } catch (DecoderException refused) {
+            int frames = server.frames;
+            byte[] more = Arrays.copyOfRange(stream, written, stream.length + 64);
+            channel.writeInbound(Unpooled.wrappedBuffer(more)); // must neither throw nor decode again
+            if (server.frames != frames) {
+                throw new AssertionError("The frame decoder decoded a frame after it refused the stream");
+            }
+            throw refused;
+        } finally {
+            channel.finishAndReleaseAll();
+        }
+    }
+
+    /** What the server's handler does to the decoder: switches it at the first AUTH frame, and counts frames. */
+    private static final class ServerSide extends ChannelInboundHandlerAdapter {
+        private final FrameDecoder decoder;
+        private final boolean withMac;
+        int frames;
+        long consumed;
+        int maxFrame = FrameDecoder.HANDSHAKE_FRAME_SIZE;
+        int macSize;
+
+        ServerSide(FrameDecoder decoder, boolean withMac) {
+            this.decoder = decoder;
+            this.withMac = withMac;
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            Frame frame = (Frame) msg;
+            if (frame.payload().length > maxFrame) {
+                throw new AssertionError("The frame decoder passed " + frame + " over its limit of " + maxFrame);
+            }
+            frames++;
+            consumed += Frame.HEADER_SIZE + frame.payload().length + macSize;
+            if (frame.type() == MessageType.AUTH && maxFrame == FrameDecoder.HANDSHAKE_FRAME_SIZE) {
+                decoder.authenticated(withMac ? new FrameMac(SESSION_KEY) : null);
+                maxFrame = MAX_FRAME;
+                macSize = withMac ? FrameMac.SIZE : 0;
+            }
+        }
+    }
+
+    /** The bytes a {@link FrameEncoder} writes for {@code frames}, signing those after an AUTH frame if {@code withMac}. */
+    private static byte[] stream(boolean withMac, Frame... frames) {
+        FrameEncoder encoder = new FrameEncoder();
+        EmbeddedChannel channel = new EmbeddedChannel(encoder);
+        ByteArrayOutputStream out = new ByteArrayOutputStream();
+        for (Frame frame : frames) {
+            channel.writeOutbound(frame);
+            ByteBuf encoded = channel.readOutbound();
+            byte[] bytes = new byte[encoded.readableBytes()];
+            encoded.readBytes(bytes);
+            encoded.release();
+            out.writeBytes(bytes);
+            if (frame.type() == MessageType.AUTH && withMac) {
+                encoder.authenticateWith(new FrameMac(SESSION_KEY));
+            }
+        }
+        channel.finishAndReleaseAll();
+        return out.toByteArray();
+    }
+
+    // ------------------------------------------------------------------ seeds
+
+    /** Block keys as the ring writes them, plus the boundaries: empty, multi-byte UTF-8, long. */
+    private static List<String> keys() {
+        return List.of("", "b-1", "job-7.chk-12.op-3.sst-000042.b-00017", "manifest.L2pvYi9jaGstMQ", "ключ-✓-€", "k".repeat(300));
+    }
+
+    /** Deterministic bytes that are not all zero. */
+    private static byte[] bytes(int length) {
+        byte[] bytes = new byte[length];
+        new Random(length).nextBytes(bytes);
+        return bytes;
+    }
+}
