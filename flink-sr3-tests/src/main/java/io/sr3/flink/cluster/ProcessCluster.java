@@ -152,7 +152,7 @@ public final class ProcessCluster implements AutoCloseable {
     private FlinkProcess startTaskManager(int ringPort, String zone) throws Exception {
         String name = "tm" + (++taskManagersStarted);
         taskManagerSlots.put(name, new TaskManagerSlot(ringPort, zone));
-        return launchTaskManager(name);
+        return launchTaskManager(name, Map.of());
     }
 
     /**
@@ -163,6 +163,16 @@ public final class ProcessCluster implements AutoCloseable {
      * @param wipeStore delete the node's store directory first: the node comes back with an empty disk
      */
     public FlinkProcess restartTaskManager(String name, boolean wipeStore) throws Exception {
+        return restartTaskManager(name, wipeStore, Map.of());
+    }
+
+    /**
+     * Like {@link #restartTaskManager(String, boolean)}, with configuration entries for this start
+     * of this TaskManager only, over the cluster's (e.g. {@code sr3.store.max-size} for one node);
+     * its next start uses the cluster's configuration again.
+     */
+    public FlinkProcess restartTaskManager(String name, boolean wipeStore, Map<String, String> extraConfig)
+            throws Exception {
         if (!taskManagerSlots.containsKey(name)) {
             throw new IllegalArgumentException("No TaskManager named " + name + " was started; known: " + taskManagerSlots.keySet());
         }
@@ -172,7 +182,7 @@ public final class ProcessCluster implements AutoCloseable {
         if (wipeStore) {
             deleteRecursively(storeDirectory(name));
         }
-        return launchTaskManager(name);
+        return launchTaskManager(name, extraConfig);
     }
 
     /**
@@ -203,7 +213,7 @@ public final class ProcessCluster implements AutoCloseable {
         startJobManager();
         List<FlinkProcess> restarted = new ArrayList<>();
         for (FlinkProcess tm : taskManagers) {
-            restarted.add(launchTaskManager(tm.name));
+            restarted.add(launchTaskManager(tm.name, Map.of()));
         }
         awaitRegisteredTaskManagers(restarted.size());
         return restarted;
@@ -251,7 +261,7 @@ public final class ProcessCluster implements AutoCloseable {
         }
     }
 
-    private FlinkProcess launchTaskManager(String name) throws Exception {
+    private FlinkProcess launchTaskManager(String name, Map<String, String> extraConfig) throws Exception {
         TaskManagerSlot slot = taskManagerSlots.get(name);
         int ringPort = slot.ringPort();
         String zone = slot.zone();
@@ -277,6 +287,7 @@ public final class ProcessCluster implements AutoCloseable {
                 config.put("sr3.ring.zone", zone);
             }
         }
+        config.putAll(extraConfig);
         FlinkProcess tm = launch(name, config, "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
                 List.of("-D", "taskmanager.resource-id=" + name), "-Xmx224m", "-Xms224m",
                 "-XX:MaxDirectMemorySize=256m", "-XX:MaxMetaspaceSize=192m");

@@ -19,8 +19,8 @@ import java.util.SplittableRandom;
  *       seeded order, so a run of at least that many rounds covers every kind.
  *   <li>A round that restarts the whole cluster holds nothing else.
  *   <li>Any other round holds 1 to {@code replicationFactor - 1} faults on distinct TaskManagers,
- *       so at every moment at least one holder of every block is up (paused or killed nodes
- *       included), and at most {@code replicationFactor - 1} of them lose their disk.
+ *       so at every moment at least one holder of every block is up (paused, killed and full
+ *       nodes included), and at most {@code replicationFactor - 1} of them lose their disk.
  * </ul>
  * Rounds never overlap: the soak starts a round only once the ring reports the previous round's
  * losses repaired, so there are never more than {@code replicationFactor - 1} overlapping
@@ -41,6 +41,12 @@ record FaultSchedule(long seed, List<Round> rounds) {
         DISK_REPLACED(true, false),
         /** SIGSTOP a TaskManager for longer than the ring's failure detector timeout, then SIGCONT. */
         PAUSE(false, false),
+        /**
+         * SIGKILL a TaskManager; restart it at once with its store directory and {@code sr3.store.max-size}
+         * at what its store holds plus one block, so that it refuses new blocks while the job
+         * checkpoints, is cancelled and resumes; then SIGKILL it again and restart it without the limit.
+         */
+        FULL_STORE(false, false),
         /** SIGKILL the JobManager and every TaskManager at once; restart all with their store directories. */
         RESTART_ALL(false, true),
         /** Like {@link #RESTART_ALL}, but every ring node comes back on a new port. */

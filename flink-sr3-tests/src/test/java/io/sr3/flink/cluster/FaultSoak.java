@@ -13,6 +13,7 @@ import io.sr3.flink.testjob.FileResultSink;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
 import javax.annotation.concurrent.NotThreadSafe;
@@ -43,11 +44,13 @@ import static io.sr3.flink.cluster.ProcessClusterTestSupport.ringStats;
  *       completed checkpoints;
  *   <li>inject the round's faults together, then heal them (restart, SIGCONT); a whole-cluster
  *       restart resubmits the job from its latest completed checkpoint, read over REST before
- *       the kill;
- *   <li>wait until every task runs and a checkpoint triggered after the faults completed; cancel
- *       the job, which retains that checkpoint;
+ *       the kill; a node with a full store ({@link FullStore}) comes back with its limit;
+ *   <li>wait until every task runs and a checkpoint triggered after the faults completed (with a
+ *       full store: two, triggered after it refused a block); cancel the job, which retains that
+ *       checkpoint;
  *   <li>resume the job from the retained checkpoint without a rate limit and check that it
- *       delivers exactly the expected result for every key, each once;
+ *       delivers exactly the expected result for every key, each once; then restart every full
+ *       store's node without its limit;
  *   <li>wait until every ring node reports the ring complete and nothing under-replicated, so
  *       that the next round's disk losses never overlap this round's.
  * </ol>
@@ -60,6 +63,8 @@ final class FaultSoak {
     static final int PARALLELISM = 3;
     static final Duration CHECKPOINT_INTERVAL = Duration.ofMillis(500);
     private static final Duration REPAIR_TIMEOUT = Duration.ofSeconds(120);
+    /** {@code BlockStore}'s header of every block: magic, version, length and CRC32C. */
+    private static final long BLOCK_HEADER_BYTES = 17;
 
     private final ProcessCluster cluster;
     private final ClusterSpec spec;
@@ -90,10 +95,17 @@ final class FaultSoak {
         cluster.awaitAllTasksRunning(running, JOB_TIMEOUT);
         awaitCheckpointAfter(running, 0, 2);
 
-        running = inject(round, running, job, results);
+        List<FullStore> fullStores = new ArrayList<>();
+        running = inject(round, running, job, results, fullStores);
         long healedAt = System.currentTimeMillis();
         cluster.awaitAllTasksRunning(running, JOB_TIMEOUT);
-        awaitCheckpointAfter(running, healedAt, 1);
+        if (fullStores.isEmpty()) {
+            awaitCheckpointAfter(running, healedAt, 1);
+        } else {
+            awaitCheckpointAfter(running, awaitRefusals(fullStores, round), 2);
+            log("%s: checkpoints up to %d completed while %s refused blocks", round,
+                    cluster.checkpoints(running).path("latest").path("completed").path("id").asLong(), fullStores);
+        }
         report.failovers += cluster.checkpoints(running).path("counts").path("restored").asLong(0);
         if (!FileResultSink.read(results).isEmpty()) {
             throw new IllegalStateException(round + ": the job reached the end of its input during the faults; "
@@ -119,14 +131,19 @@ final class FaultSoak {
                     + ": " + e.getMessage(), e);
         }
         report.roundsVerified++;
+        liftLimits(fullStores, round);
         awaitRingRepaired(cluster.liveTaskManagers(), spec.taskManagers(), round.toString());
         long seconds = (System.nanoTime() - started) / 1_000_000_000L;
         report.roundSeconds.add(seconds);
         log("%s verified in %d s; retained %s", round, seconds, retained);
     }
 
-    /** Injects and heals the round's faults; returns the job that now runs (a new one after a whole-cluster restart). */
-    private JobID inject(Round round, JobID running, TestJobSpec job, Path results) throws Exception {
+    /**
+     * Injects and heals the round's faults; returns the job that now runs (a new one after a
+     * whole-cluster restart). Adds the nodes restarted with a full store to {@code fullStores}.
+     */
+    private JobID inject(Round round, JobID running, TestJobSpec job, Path results, List<FullStore> fullStores)
+            throws Exception {
         for (Fault fault : round.faults()) {
             report.faults.merge(fault.kind(), 1, Integer::sum);
         }
@@ -171,12 +188,56 @@ final class FaultSoak {
                     awaitRingRepaired(survivors, survivors.size(), "the ring without " + name(fault));
                     cluster.restartTaskManager(name(fault), true);
                 }
+                case FULL_STORE -> {
+                    FullStore full = FullStore.of(cluster, name(fault), blockBytes() + BLOCK_HEADER_BYTES);
+                    cluster.restartTaskManager(name(fault), false, full.config());
+                    fullStores.add(full);
+                    log("restarted %s", full);
+                }
                 case PAUSE -> { }
                 default -> throw new IllegalStateException("Unexpected " + fault + " in " + round);
             }
         }
         cluster.awaitRegisteredTaskManagers(spec.taskManagers());
         return running;
+    }
+
+    /**
+     * Waits until every full store logged a refused block; returns when the last one did, so that
+     * checkpoints triggered later complete while the stores are full.
+     */
+    private long awaitRefusals(List<FullStore> fullStores, Round round) {
+        for (FullStore full : fullStores) {
+            ProcessCluster.await(round + ": the store of " + full + " to refuse a block (a line with '"
+                    + full.storeDirectory() + " is full' in " + full.log() + ")", JOB_TIMEOUT, () -> !full.refusals().isEmpty());
+            log("%s refused: %s", full, full.refusals().get(0));
+        }
+        return System.currentTimeMillis();
+    }
+
+    /** Restarts every node of a full store (SIGKILL, then a start with its store directory) without its limit. */
+    private void liftLimits(List<FullStore> fullStores, Round round) throws Exception {
+        for (FullStore full : fullStores) {
+            FlinkProcess tm = cluster.liveTaskManager(full.taskManager());
+            if (tm == null) {
+                throw new IllegalStateException(round + ": " + full.taskManager() + " with a full store is not running");
+            }
+            Long stored = ringStats(stats, List.of(tm)).getOrDefault(tm.name(), Map.of()).get("bytesStored");
+            int refusals = full.refusals().size();
+            report.fullStoreRefusals += refusals;
+            log("%s logged %d refusals and stores %s bytes; restarting it without the limit", full, refusals, stored);
+            cluster.kill(tm);
+            cluster.restartTaskManager(full.taskManager(), false);
+        }
+        if (!fullStores.isEmpty()) {
+            cluster.awaitRegisteredTaskManagers(spec.taskManagers());
+        }
+    }
+
+    /** {@code sr3.block.size} of the cluster, in bytes. */
+    private long blockBytes() {
+        String configured = spec.extraConfig().get(Sr3Options.BLOCK_SIZE.key());
+        return configured == null ? Sr3Options.BLOCK_SIZE.defaultValue().getBytes() : MemorySize.parse(configured).getBytes();
     }
 
     private static String name(Fault fault) {

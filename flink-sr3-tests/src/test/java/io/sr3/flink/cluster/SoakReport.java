@@ -29,6 +29,8 @@ final class SoakReport {
     int resumes;
     /** Restores Flink made by itself after failures (REST {@code counts.restored} of the faulted jobs). */
     long failovers;
+    /** Lines full stores logged for the blocks and manifests they refused ({@link FullStore#refusals}). */
+    long fullStoreRefusals;
     CheckpointAudit.Result audit;
     String failure;
 
@@ -50,6 +52,7 @@ final class SoakReport {
         root.put("restores", resumes + failovers);
         root.put("resumesFromRetainedCheckpoints", resumes);
         root.put("failoverRestores", failovers);
+        root.put("fullStoreRefusals", fullStoreRefusals);
         root.put("checkpointsVerified", audit == null ? 0 : audit.checkpoints());
         root.put("bytesLost", audit == null ? -1 : audit.lostBytes());
         if (audit != null) {

@@ -3,6 +3,7 @@ package io.sr3.flink.cluster;
 import io.sr3.flink.cluster.FaultSchedule.Kind;
 import io.sr3.flink.cluster.FaultSchedule.Round;
 import io.sr3.flink.node.RingStatsClient;
+import io.sr3.flink.transport.TransportSecurity;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.junit.jupiter.api.Test;
 
@@ -25,7 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The fault soak: a JobManager and five TaskManagers (replication factor 3, RocksDB working state,
  * incremental checkpoints every 500 ms, 64 KiB blocks) run the checkable job through a seeded
  * {@link FaultSchedule} of SIGKILLs with and without the disk, disks replaced after the ring
- * repaired without them, SIGSTOP pauses longer than the ring's failure detector timeout, and
+ * repaired without them, SIGSTOP pauses longer than the ring's failure detector timeout, a node
+ * whose store is full ({@code sr3.store.max-size}) while the job checkpoints and resumes, and
  * restarts of the whole cluster (same store directories; and on new ring ports) followed by a
  * resume from the latest retained checkpoint. Every round's result must be exact ({@link FaultSoak});
  * at the end every block of every checkpoint retained by a round is read over the ring and its
@@ -83,7 +85,7 @@ class Sr3FaultSoakITCase extends ProcessClusterTestBase {
         FaultSoak soak = null;
         try {
             cluster = ProcessCluster.start(clusterSpec, workDir);
-            stats = new RingStatsClient(null, Duration.ofSeconds(2));
+            stats = new RingStatsClient(TransportSecurity.none(), Duration.ofSeconds(2));
             awaitRingSize(stats, cluster.liveTaskManagers(), TASK_MANAGERS);
             soak = new FaultSoak(cluster, clusterSpec, workDir, stats, job, report);
             for (Round round : schedule.rounds()) {
