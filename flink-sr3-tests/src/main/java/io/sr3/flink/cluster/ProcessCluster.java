@@ -593,9 +593,23 @@ public final class ProcessCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * A port that is free now, below Linux's ephemeral range (32768-60999): a process starts on it
+     * seconds later, and in the meantime an outgoing connection (the ring's failure detector dials
+     * dead addresses many times a second) may be given any free ephemeral port, one picked by
+     * {@code new ServerSocket(0)} included.
+     */
     static int freePort() {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int candidate = 20_000 + random.nextInt(12_000);
+            try (ServerSocket socket = new ServerSocket(candidate, 1, java.net.InetAddress.getByName(LOCALHOST))) {
+                return candidate;
+            } catch (IOException taken) {
+                // try another
+            }
+        }
         try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getByName(LOCALHOST))) {
-            socket.setReuseAddress(true);
             return socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
