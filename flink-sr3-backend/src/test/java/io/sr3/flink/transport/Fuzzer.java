@@ -8,7 +8,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 
@@ -41,7 +40,7 @@ public final class Fuzzer {
     /** Bytes a decoder may allocate per input byte: a copy, a String (UTF-16 at worst) and a char buffer. */
     private static final int ALLOCATION_PER_BYTE = 16;
     private static final int MAX_REPORTED_FAILURES = 5;
-    private static final long WATCH_INTERVAL_NANOS = TimeUnit.MILLISECONDS.toNanos(20);
+    private static final long WATCH_INTERVAL_MILLIS = 20;
 
     /** A decoder under test: it returns (decoded) or throws (refused or failed, see {@link #refusesWith}). */
     @FunctionalInterface
@@ -55,16 +54,14 @@ public final class Fuzzer {
      * @param inputs inputs tried, the valid encodings included
      * @param decoded inputs the decoder accepted
      * @param refused inputs it refused with its typed error
-     * @param maxAllocatedBytes the most one input allocated (-1: not measured)
+     * @param maxAllocatedBytes the most one input allocated
      */
     public record Result(String target, long seed, int inputs, int decoded, int refused, Duration elapsed,
             long maxAllocatedBytes) {
 
         String line() {
-            return String.format("[fuzz] %s: %d inputs in %d ms (%d decoded, %d refused%s), seed %d", target, inputs,
-                    elapsed.toMillis(), decoded, refused,
-                    maxAllocatedBytes < 0 ? "" : ", at most " + maxAllocatedBytes + " bytes allocated by one input",
-                    seed);
+            return String.format("[fuzz] %s: %d inputs in %d ms (%d decoded, %d refused, at most %d bytes allocated by "
+                    + "one input), seed %d", target, inputs, elapsed.toMillis(), decoded, refused, maxAllocatedBytes, seed);
         }
     }
 
@@ -75,16 +72,10 @@ public final class Fuzzer {
     private int maxInputs = Integer.getInteger(INPUTS_PROPERTY, 20_000);
     private Duration maxTime = Duration.ofSeconds(Integer.getInteger(SECONDS_PROPERTY, 5));
     private Duration hangAfter = Duration.ofSeconds(10);
-    private boolean boundAllocation = true;
 
     public Fuzzer(String target) {
         this.target = target;
         this.mutator = new Mutator(new Random(SEED + target.hashCode()));
-    }
-
-    /** The random source of this target, for decoders that need more choices (chunkings) reproducibly. */
-    public Random random() {
-        return mutator.random();
     }
 
     /** Valid encodings: each must decode, and most inputs are mutations of them. */
@@ -117,12 +108,6 @@ public final class Fuzzer {
         return this;
     }
 
-    /** For decoders that allocate per call whatever the input (a channel, pooled buffers): they bound buffering otherwise. */
-    public Fuzzer withoutAllocationBound() {
-        this.boundAllocation = false;
-        return this;
-    }
-
     /**
      * Runs the valid encodings, then fuzz inputs until the budget ends, on a worker thread watched
      * for hangs; prints the {@link Result} line.
@@ -135,7 +120,7 @@ public final class Fuzzer {
         thread.setDaemon(true);
         thread.start();
         while (thread.isAlive()) {
-            thread.join(TimeUnit.NANOSECONDS.toMillis(WATCH_INTERVAL_NANOS));
+            thread.join(WATCH_INTERVAL_MILLIS);
             long started = worker.inputStartedNanos;
             if (started != 0 && System.nanoTime() - started > hangAfter.toNanos() && thread.isAlive()) {
                 byte[] input = worker.current;
@@ -149,15 +134,21 @@ public final class Fuzzer {
             throw new AssertionError("[fuzz] " + target + ": the fuzzer itself failed, seed " + SEED, worker.crash.get());
         }
         Result result = new Result(target, SEED, worker.inputs, worker.decoded, worker.refused,
-                Duration.ofNanos(worker.elapsedNanos), boundAllocation ? worker.maxAllocated : -1);
+                Duration.ofNanos(worker.elapsedNanos), worker.maxAllocated);
         System.out.println(result.line());
         if (!worker.failures.isEmpty()) {
-            AssertionError error = new AssertionError(String.format("[fuzz] %s: %d failing input(s) (first %d shown), "
-                    + "replay with -D%s=%d%n%s", target, worker.failureCount, worker.failures.size(), SEED_PROPERTY, SEED,
+            throw new AssertionError(String.format("[fuzz] %s: %d failing input(s) (first %d shown), replay with -D%s=%d%n%s",
+                    target, worker.failureCount, worker.failures.size(), SEED_PROPERTY, SEED,
                     String.join("\n", worker.failures)), worker.firstFailure);
-            throw error;
         }
         return result;
+    }
+
+    /** What one input did. */
+    private enum Outcome {
+        DECODED,
+        REFUSED,
+        FAILED
     }
 
     /** Runs the inputs; its fields are read by the watching thread. */
@@ -171,8 +162,8 @@ public final class Fuzzer {
         private volatile int inputs;
         private int decoded;
         private int refused;
-        private boolean lastRefused;
-        @Nullable private Throwable lastRefusal;
+        /** The refusal or failure of the last input. */
+        @Nullable private Throwable lastError;
         private int failureCount;
         private long maxAllocated;
         private long elapsedNanos;
@@ -186,27 +177,23 @@ public final class Fuzzer {
             try {
                 long start = System.nanoTime();
                 for (byte[] encoding : valid) {
-                    inputs++;
-                    Throwable error = count(attempt(encoding));
-                    if (error != null || lastRefused) {
-                        Throwable why = error != null ? error : lastRefusal;
-                        fail("a VALID encoding was not decoded: " + why, encoding, why);
+                    if (attempt(encoding) != Outcome.DECODED) {
+                        fail("a VALID encoding was not decoded: " + lastError, encoding, lastError);
                     }
                 }
                 long deadline = start + maxTime.toNanos();
                 while (inputs < maxInputs && System.nanoTime() < deadline && failures.size() < MAX_REPORTED_FAILURES
                         && !Thread.currentThread().isInterrupted()) {
                     byte[] input = mutator.next(valid);
-                    inputs++;
                     long before = allocatedBytes();
-                    Throwable error = count(attempt(input));
+                    Outcome outcome = attempt(input);
                     long allocated = allocatedBytes() - before;
-                    if (error != null) {
-                        fail(error.toString(), input, error);
-                    } else if (boundAllocation && allocated > allocationBound(input)) {
-                        // Once more, uncounted: the first run may have loaded classes (a Formatter, a charset).
+                    if (outcome == Outcome.FAILED) {
+                        fail(String.valueOf(lastError), input, lastError);
+                    } else if (allocated > allocationBound(input)) {
+                        // Once more: the first run may have loaded classes or linked a call site (a Formatter, a concat).
                         before = allocatedBytes();
-                        attempt(input);
+                        decodeQuietly(input);
                         allocated = allocatedBytes() - before;
                         if (allocated > allocationBound(input)) {
                             fail("allocated " + allocated + " bytes (bound " + allocationBound(input) + ")", input, null);
@@ -220,35 +207,34 @@ public final class Fuzzer {
             }
         }
 
-        @Nullable
-        private Throwable count(@Nullable Throwable error) {
-            if (error == null && lastRefused) {
-                refused++;
-            } else if (error == null) {
-                decoded++;
-            }
-            return error;
-        }
-
-        /**
-         * The input's unexpected error, or null when it decoded or was refused with the typed error
-         * ({@link #lastRefused} says which).
-         */
-        @Nullable
-        private Throwable attempt(byte[] input) {
+        /** Runs and counts one input. */
+        private Outcome attempt(byte[] input) {
+            inputs++;
             current = input;
             inputStartedNanos = System.nanoTime();
             try {
                 decoder.decode(input);
-                lastRefused = false;
-                return null;
+                decoded++;
+                return Outcome.DECODED;
             } catch (Throwable t) {
+                lastError = t;
                 if (typedError.test(t)) {
-                    lastRefused = true;
-                    lastRefusal = t;
-                    return null;
+                    refused++;
+                    return Outcome.REFUSED;
                 }
-                return t;
+                return Outcome.FAILED;
+            } finally {
+                inputStartedNanos = 0;
+            }
+        }
+
+        /** Runs an input again, uncounted, to measure it once more. */
+        private void decodeQuietly(byte[] input) {
+            inputStartedNanos = System.nanoTime();
+            try {
+                decoder.decode(input);
+            } catch (Throwable ignored) {
+                // counted by the first run
             } finally {
                 inputStartedNanos = 0;
             }

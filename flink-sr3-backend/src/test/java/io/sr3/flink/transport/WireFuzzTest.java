@@ -169,8 +169,7 @@ class WireFuzzTest {
                 stream(withMac, authFrame, get),
                 stream(withMac, authFrame, put, stats, get),
                 stream(withMac, authFrame, large));
-        Fuzzer fuzzer = new Fuzzer(target).valid(valid).refusesWith(CORRUPT_FRAME);
-        fuzzer.run(input -> decodeStream(input, withMac));
+        new Fuzzer(target).valid(valid).refusesWith(CORRUPT_FRAME).run(input -> decodeStream(input, withMac));
     }
 
     /**
@@ -264,7 +263,8 @@ class WireFuzzTest {
 
     /** Block keys as the ring writes them, plus the boundaries: empty, multi-byte UTF-8, long. */
     private static List<String> keys() {
-        return List.of("", "b-1", "job-7.chk-12.op-3.sst-000042.b-00017", "manifest.L2pvYi9jaGstMQ", "ключ-✓-€", "k".repeat(300));
+        return List.of("", "b-1", "job-7.chk-12.op-3.sst-000042.b-00017", "manifest.L2pvYi9jaGstMQ", "ключ-✓-€",
+                "k".repeat(300));
     }
 
     /** Deterministic bytes that are not all zero. */
