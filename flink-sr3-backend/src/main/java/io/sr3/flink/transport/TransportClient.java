@@ -21,7 +21,6 @@ import javax.annotation.concurrent.ThreadSafe;
 import javax.net.ssl.SSLException;
 
 import java.io.IOException;
-
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
