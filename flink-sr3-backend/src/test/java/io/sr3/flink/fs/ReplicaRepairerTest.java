@@ -50,8 +50,11 @@ class ReplicaRepairerTest {
         ring.node(0).close();
         List<RingNode> survivors = ring.nodes().subList(1, 4);
         ring.awaitMembers(3);
-        for (RingNode node : survivors) {
-            new ReplicaRepairer(node).run();
+        List<ReplicaRepairer> repairers = survivors.stream().map(ReplicaRepairer::new).toList();
+        // Two rounds, as the maintenance schedule would run them: a node that scanned before the
+        // owner of a file repaired it still counts that file's short blocks until its next scan.
+        for (int round = 0; round < 2; round++) {
+            repairers.forEach(ReplicaRepairer::run);
         }
 
         long copied = 0;
@@ -88,10 +91,17 @@ class ReplicaRepairerTest {
         ring.node(0).close();
         ring.awaitMembers(2);
         for (int i = 1; i < 3; i++) {
-            RingNode node = ring.node(i);
             // No scan has run since the loss: a repair that has not happened must not read as done.
-            assertThat(node.stats().get("repairPending")).as("%s before its next scan", node).isEqualTo(1L);
-            repairers.get(i).run();
+            assertThat(ring.node(i).stats().get("repairPending")).as("%s before its next scan", ring.node(i))
+                    .isEqualTo(1L);
+        }
+        // Two rounds: a node that scans before the owner of a file repaired it counts it until its next scan.
+        for (int round = 0; round < 2; round++) {
+            repairers.get(1).run();
+            repairers.get(2).run();
+        }
+        for (int i = 1; i < 3; i++) {
+            RingNode node = ring.node(i);
             assertThat(node.stats().get("repairPending")).as("%s after a clean scan", node).isZero();
             assertThat(node.metrics().underReplicatedBlocks.get()).isZero();
         }
@@ -125,7 +135,12 @@ class ReplicaRepairerTest {
         ring.awaitMembers(3);
         assertThat(repairer.pending()).as("the same members as the last clean scan, but the last scan left work")
                 .isTrue();
-        repairer.run();
+        // The scan while node 2 was away copied the manifest to node 0, which may own its repair now.
+        List<ReplicaRepairer> others = List.of(new ReplicaRepairer(ring.node(0)), new ReplicaRepairer(ring.node(2)));
+        for (int round = 0; round < 2; round++) {
+            repairer.run();
+            others.forEach(ReplicaRepairer::run);
+        }
         assertThat(owner.metrics().underReplicatedBlocks.get()).isZero();
         assertThat(repairer.pending()).isFalse();
     }
