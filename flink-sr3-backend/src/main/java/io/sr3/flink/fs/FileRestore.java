@@ -78,9 +78,8 @@ final class FileRestore {
                             position += channel.write(buffer, position);
                         }
                     });
-            for (FileChannel channel : channels) {
-                channel.force(false);
-            }
+            // No force(): like Flink's own state download, a restored file that a crash cuts short is
+            // downloaded again by the restore after it; the ring still holds every replica.
             return report;
         } finally {
             closeAll(channels);

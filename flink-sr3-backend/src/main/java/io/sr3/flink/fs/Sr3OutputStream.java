@@ -188,7 +188,7 @@ final class Sr3OutputStream extends FSDataOutputStream {
         CRC32C crc = new CRC32C();
         crc.update(data);
         int checksum = (int) crc.getValue();
-        CompletableFuture<Manifest.BlockRef> block = node.storage().write(key, data, true)
+        CompletableFuture<Manifest.BlockRef> block = node.storage().write(key, data, checksum, true)
                 .thenApply((List<Member> holders) -> new Manifest.BlockRef(key, data.length, checksum, holders));
         block.whenComplete((ref, error) -> inFlight.release());
         blocks.add(block);

@@ -69,7 +69,7 @@ final class NodeRequestHandler implements RequestHandler {
         }
         return node.relay(relay).handle((data, failure) -> {
             if (failure == null) {
-                return data(data);
+                return Frame.ofBlock(MessageType.DATA, 0, data, relay.crc32c()); // verified against it on the way
             }
             Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
             if (cause instanceof RelayException e) {
@@ -87,8 +87,8 @@ final class NodeRequestHandler implements RequestHandler {
         try {
             return switch (request.type()) {
                 case PUT_BLOCK -> {
-                    byte[] payload = request.payload();
-                    node.store().put(Payloads.putBlockKey(payload), Payloads.putBlockData(payload));
+                    Payloads.BlockPut put = Payloads.putBlock(request);
+                    node.store().put(put.key(), put.data(), put.crc32c());
                     yield ok();
                 }
                 case COMPARE_AND_PUT -> {
@@ -96,7 +96,10 @@ final class NodeRequestHandler implements RequestHandler {
                     BlockStore.Swap done = node.store().compareAndPut(swap.key(), swap.expected(), swap.replacement());
                     yield data(Payloads.swap(done.swapped(), done.found()));
                 }
-                case GET_BLOCK -> data(node.store().get(Payloads.utf8(request.payload())));
+                case GET_BLOCK -> {
+                    BlockStore.Block block = node.store().read(Payloads.utf8(request.payload()));
+                    yield Frame.ofBlock(MessageType.DATA, 0, block.data(), block.crc32c());
+                }
                 case DELETE_BLOCK -> {
                     node.store().delete(Payloads.utf8(request.payload()));
                     yield ok();

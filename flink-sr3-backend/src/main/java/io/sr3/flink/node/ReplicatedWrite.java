@@ -31,6 +31,7 @@ final class ReplicatedWrite {
     private final RingNode node;
     private final String key;
     private final byte[] data;
+    private final int crc32c;
     private final int wanted;
     private final int quorum;
     /** Whether nothing else is stored under the key (data blocks), so a failed write may delete its copies. */
@@ -42,10 +43,12 @@ final class ReplicatedWrite {
     private final List<Member> first;
     private int outstanding;
 
-    ReplicatedWrite(RingNode node, String key, byte[] data, int wanted, int quorum, boolean ownKey, List<Member> order) {
+    ReplicatedWrite(RingNode node, String key, byte[] data, int crc32c, int wanted, int quorum, boolean ownKey,
+            List<Member> order) {
         this.node = node;
         this.key = key;
         this.data = data;
+        this.crc32c = crc32c;
         this.wanted = wanted;
         this.quorum = quorum;
         this.ownKey = ownKey;
@@ -66,7 +69,7 @@ final class ReplicatedWrite {
     }
 
     private void attempt(Member target) {
-        node.put(target, key, data).whenComplete((ignored, error) -> onAnswer(target, error));
+        node.put(target, key, data, crc32c).whenComplete((ignored, error) -> onAnswer(target, error));
     }
 
     private void onAnswer(Member target, @Nullable Throwable error) {

@@ -12,6 +12,7 @@ import io.sr3.flink.ring.MemberCodec;
 import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockStore;
 import io.sr3.flink.store.NodeIdentity;
+import io.sr3.flink.transport.Crc32c;
 import io.sr3.flink.transport.ErrorCode;
 import io.sr3.flink.transport.Frame;
 import io.sr3.flink.transport.MessageType;
@@ -342,13 +343,19 @@ public final class RingNode implements AutoCloseable {
 
     /** Stores a block on one node. */
     public CompletableFuture<Void> put(Member target, String key, byte[] data) {
+        return put(target, key, data, Crc32c.of(data));
+    }
+
+    /** Stores a block whose CRC32C the caller computed already (see {@link BlockStore#put(String, byte[], int)}). */
+    public CompletableFuture<Void> put(Member target, String key, byte[] data, int crc32c) {
         if (target.sameNode(self)) {
             return local(() -> {
-                store.put(key, data);
+                store.put(key, data, crc32c);
                 return null;
             });
         }
-        return client.request(target.address(), MessageType.PUT_BLOCK, Payloads.putBlock(key, data)).thenApply(f -> null);
+        return client.request(target.address(), Payloads.putBlock(key, data, crc32c), config.requestTimeout())
+                .thenApply(f -> null);
     }
 
     /**
@@ -371,6 +378,27 @@ public final class RingNode implements AutoCloseable {
             return local(() -> store.get(key));
         }
         return client.request(target.address(), MessageType.GET_BLOCK, Payloads.utf8(key)).thenApply(Frame::payload);
+    }
+
+    /**
+     * Reads a block from one node and checks that it is the content a manifest expects, by
+     * comparing the checksum the node's store verified, or the frame decoder computed, with the
+     * expected one (no second pass over the bytes).
+     *
+     * @throws IOException (in the future) if the node has no intact copy of that content
+     */
+    public CompletableFuture<byte[]> getVerified(Member target, String key, int length, int crc32c) {
+        if (target.sameNode(self)) {
+            return local(() -> store.get(key, length, crc32c));
+        }
+        return client.request(target.address(), MessageType.GET_BLOCK, Payloads.utf8(key)).thenApply(answer -> {
+            String problem = RingStorage.check(answer, length, crc32c);
+            if (problem != null) {
+                throw new CompletionException(new IOException("block " + key + " from " + target.id()
+                        + " is not the expected content: " + problem));
+            }
+            return answer.block();
+        });
     }
 
     /** Deletes a block on one node; a missing block is not an error. */
@@ -421,19 +449,18 @@ public final class RingNode implements AutoCloseable {
         Member hop = Member.fromId(route.get(0));
         String source = hop.id();
         Duration deadline = config.requestTimeout().multipliedBy(route.size());
-        CompletableFuture<byte[]> fetched = client.request(hop.address(), MessageType.RELAY_BLOCK, request.next().encode(), deadline)
-                .thenApply(Frame::payload);
-        return fetched.handle((data, error) -> {
-            if (error != null) {
-                throw new CompletionException(RelayException.from(unwrap(error), request.key(), source, self.id()));
-            }
-            String problem = RingStorage.check(data, request.length(), request.crc32c());
-            if (problem != null) {
-                throw new CompletionException(new RelayException(ErrorCode.CORRUPT,
-                        "block " + request.key() + " from " + source + " failed verification at " + self.id() + ": " + problem));
-            }
-            return data;
-        });
+        return client.request(hop.address(), MessageType.RELAY_BLOCK, request.next().encode(), deadline)
+                .handle((answer, error) -> {
+                    if (error != null) {
+                        throw new CompletionException(RelayException.from(unwrap(error), request.key(), source, self.id()));
+                    }
+                    String problem = RingStorage.check(answer, request.length(), request.crc32c());
+                    if (problem != null) {
+                        throw new CompletionException(new RelayException(ErrorCode.CORRUPT, "block " + request.key()
+                                + " from " + source + " failed verification at " + self.id() + ": " + problem));
+                    }
+                    return answer.block();
+                });
     }
 
     private static Throwable unwrap(Throwable error) {

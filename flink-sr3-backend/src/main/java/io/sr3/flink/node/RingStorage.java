@@ -2,6 +2,8 @@ package io.sr3.flink.node;
 
 import io.sr3.flink.ring.ConsistentHash;
 import io.sr3.flink.ring.Member;
+import io.sr3.flink.transport.Crc32c;
+import io.sr3.flink.transport.Frame;
 import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockNotFoundException;
 import io.sr3.flink.transport.ErrorCode;
@@ -23,7 +25,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.zip.CRC32C;
 
 /**
  * Replicated reads and writes of keyed blobs (blocks and manifests) over the ring.
@@ -95,6 +96,11 @@ public final class RingStorage {
      *     WriteQuorumException} when fewer than {@link #writeQuorum} did
      */
     public CompletableFuture<List<Member>> write(String key, byte[] data, boolean writerFirst) {
+        return write(key, data, Crc32c.of(data), writerFirst);
+    }
+
+    /** {@link #write(String, byte[], boolean)} of data whose CRC32C the caller computed already. */
+    public CompletableFuture<List<Member>> write(String key, byte[] data, int crc32c, boolean writerFirst) {
         ConsistentHash ring = node.membership().ring();
         int quorum = writeQuorum();
         int wanted = wantedCopies();
@@ -113,7 +119,7 @@ public final class RingStorage {
             return CompletableFuture.failedFuture(new WriteQuorumException(key, quorum, List.of(),
                     Map.of("ring", "only " + members + " are members"), order.size()));
         }
-        return new ReplicatedWrite(node, key, data, wanted, quorum, writerFirst, order).start();
+        return new ReplicatedWrite(node, key, data, crc32c, wanted, quorum, writerFirst, order).start();
     }
 
     /** How many copies a write aims for: the replication factor, fewer in a smaller ring, never below the quorum. */
@@ -157,13 +163,9 @@ public final class RingStorage {
         Map<String, String> failures = new LinkedHashMap<>();
         for (Member candidate : readOrder(key, holders)) {
             try {
-                byte[] data = await(node.get(candidate, key));
-                String problem = check(data, length, crc32c);
-                if (problem == null) {
-                    account(candidate, data.length, !failures.isEmpty());
-                    return data;
-                }
-                failures.put(candidate.id(), problem);
+                byte[] data = await(node.getVerified(candidate, key, length, crc32c));
+                account(candidate, data.length, !failures.isEmpty());
+                return data;
             } catch (InterruptedIOException e) {
                 throw e; // the task is being cancelled: stop, do not try other replicas
             } catch (IOException e) {
@@ -388,16 +390,17 @@ public final class RingStorage {
         }
     }
 
-    /** What is wrong with a blob that should have {@code length} bytes and checksum {@code crc32c}, or null. */
+    /**
+     * What is wrong with a received block that should have {@code length} bytes and checksum
+     * {@code crc32c}, or null; the frame decoder computed the checksum of its block as it arrived.
+     */
     @Nullable
-    static String check(byte[] data, int length, int crc32c) {
-        if (data.length != length) {
-            return "length " + data.length + " != expected " + length;
+    static String check(Frame answer, int length, int crc32c) {
+        if (answer.block().length != length) {
+            return "length " + answer.block().length + " != expected " + length;
         }
-        CRC32C crc = new CRC32C();
-        crc.update(data);
-        if ((int) crc.getValue() != crc32c) {
-            return "CRC32C mismatch";
+        if (answer.blockCrc() != crc32c) {
+            return String.format("CRC32C 0x%08x != expected 0x%08x", answer.blockCrc(), crc32c);
         }
         return null;
     }

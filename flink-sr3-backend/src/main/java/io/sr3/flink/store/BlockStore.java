@@ -172,10 +172,25 @@ public final class BlockStore {
      *     was written then
      */
     public void put(String key, byte[] data) throws IOException {
+        put(key, data, crc32c(data));
+    }
+
+    /**
+     * Like {@link #put(String, byte[])} for data whose CRC32C the caller already holds (it was
+     * computed where the block was filled, or verified as it arrived): it goes into the block's
+     * header as it is, so a wrong one makes every later read fail verification.
+     */
+    public void put(String key, byte[] data, int crc32c) throws IOException {
         Path target = fileOf(key);
         synchronized (lockOf(key)) {
-            putLocked(key, target, data);
+            putLocked(key, target, data, crc32c);
         }
+    }
+
+    private static int crc32c(byte[] data) {
+        CRC32C crc = new CRC32C();
+        crc.update(data);
+        return (int) crc.getValue();
     }
 
     private Object lockOf(String key) {
@@ -214,17 +229,17 @@ public final class BlockStore {
             if (replacement == null) {
                 deleteLocked(target);
             } else if (!Arrays.equals(current, replacement)) {
-                putLocked(key, target, replacement);
+                putLocked(key, target, replacement, crc32c(replacement));
             }
             return new Swap(true, current);
         }
     }
 
-    private void putLocked(String key, Path target, byte[] data) throws IOException {
+    private void putLocked(String key, Path target, byte[] data, int crc32c) throws IOException {
         long growth = HEADER_SIZE + (long) data.length - sizeOrZero(target);
         reserve(key, growth);
         try {
-            write(key, target, data);
+            write(key, target, data, crc32c);
         } catch (IOException | RuntimeException e) {
             bytesStored.addAndGet(-growth);
             throw e;
@@ -244,12 +259,10 @@ public final class BlockStore {
         }
     }
 
-    private void write(String key, Path target, byte[] data) throws IOException {
+    private void write(String key, Path target, byte[] data, int crc32c) throws IOException {
         Path temp = directory.resolve(TEMP_PREFIX + UUID.randomUUID());
-        CRC32C crc = new CRC32C();
-        crc.update(data);
         ByteBuffer header = ByteBuffer.allocate(HEADER_SIZE);
-        header.putInt(MAGIC).put(VERSION).putLong(data.length).putInt((int) crc.getValue()).flip();
+        header.putInt(MAGIC).put(VERSION).putLong(data.length).putInt(crc32c).flip();
         try (FileChannel channel = FileChannel.open(temp, CREATE_NEW_FOR_WRITE, fileAttributes)) {
             ByteBuffer body = ByteBuffer.wrap(data);
             while (header.hasRemaining() || body.hasRemaining()) {
@@ -307,10 +320,16 @@ public final class BlockStore {
     }
 
     /** A block's data and its verified checksum. */
-    private record Block(byte[] data, int crc32c) {}
+    public record Block(byte[] data, int crc32c) {}
 
-    /** Reads header and data straight into place (no copy of the whole file) and verifies them. */
-    private Block read(String key) throws IOException {
+    /**
+     * Reads a block's header and data straight into place (no copy of the whole file) and
+     * verifies them; the checksum comes along, so whoever sends the block on need not compute it.
+     *
+     * @throws BlockNotFoundException if this store has no such block
+     * @throws CorruptBlockException if the stored bytes fail verification
+     */
+    public Block read(String key) throws IOException {
         Path file = fileOf(key);
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
             long fileSize = channel.size();

@@ -1,5 +1,6 @@
 package io.sr3.flink.transport;
 
+import java.util.Arrays;
 import java.util.Objects;
 
 /**
@@ -20,10 +21,13 @@ import java.util.Objects;
  * wrong, or whose length exceeds the receiver's maximum frame size, closes the connection:
  * nothing after it on that stream can be trusted.
  *
+ * <p>In memory a payload is two arrays, head and block (a block's data, or nothing), which are one
+ * payload on the wire: a block is neither joined to its key nor checksummed twice on its way.
+ *
  * <p>Version 2 (this one) brought the handshake in which both sides contribute nonces and the
  * per-frame MAC; version 1 peers are refused.
  */
-public record Frame(MessageType type, long requestId, byte[] payload) {
+public record Frame(MessageType type, long requestId, byte[] head, byte[] block, int blockCrc) {
 
     /** "SR3F" in ASCII. */
     public static final int MAGIC = 0x53523346;
@@ -37,13 +41,58 @@ public record Frame(MessageType type, long requestId, byte[] payload) {
     /** Bytes before the payload. */
     public static final int HEADER_SIZE = 4 + 1 + 1 + 8 + 4 + 4;
 
+    private static final byte[] EMPTY = new byte[0];
+
+    /**
+     * @param head the payload's first bytes (a request's key, say)
+     * @param block the payload's last bytes: a block's data, kept apart so that it is never
+     *     copied into a joined array and its checksum is computed once, where it was filled
+     * @param blockCrc the CRC32C of {@code block}; the frame's checksum is combined from it
+     */
     public Frame {
         Objects.requireNonNull(type, "type");
-        Objects.requireNonNull(payload, "payload");
+        Objects.requireNonNull(head, "head");
+        Objects.requireNonNull(block, "block");
+    }
+
+    /** A frame whose payload has no block part. */
+    public Frame(MessageType type, long requestId, byte[] payload) {
+        this(type, requestId, payload, EMPTY, 0);
+    }
+
+    /** A frame whose whole payload is a block with the given CRC32C. */
+    public static Frame ofBlock(MessageType type, long requestId, byte[] block, int blockCrc) {
+        return new Frame(type, requestId, EMPTY, block, blockCrc);
+    }
+
+    /** The same frame under another request id. */
+    public Frame withRequestId(long id) {
+        return new Frame(type, id, head, block, blockCrc);
+    }
+
+    /** Bytes of payload: head and block. */
+    public int length() {
+        return head.length + block.length;
+    }
+
+    /**
+     * The whole payload. Joins head and block into a new array only when both hold bytes; block
+     * carrying requests are read through {@link #head} and {@link #block} instead.
+     */
+    public byte[] payload() {
+        if (block.length == 0) {
+            return head;
+        }
+        if (head.length == 0) {
+            return block;
+        }
+        byte[] joined = Arrays.copyOf(head, head.length + block.length);
+        System.arraycopy(block, 0, joined, head.length, block.length);
+        return joined;
     }
 
     @Override
     public String toString() {
-        return type + "#" + requestId + "(" + payload.length + " bytes)";
+        return type + "#" + requestId + "(" + length() + " bytes)";
     }
 }

@@ -6,6 +6,7 @@ import io.netty.handler.codec.ByteToMessageDecoder;
 
 import javax.annotation.Nullable;
 
+import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.zip.CRC32C;
 
@@ -31,6 +32,9 @@ final class FrameDecoder extends ByteToMessageDecoder {
 
     FrameDecoder(int maxFrameSize) {
         this.maxFrameSize = maxFrameSize;
+        // Received buffers are kept as they came, not merged into one growing buffer: a large
+        // frame is copied once, into its arrays.
+        setCumulator(COMPOSITE_CUMULATOR);
     }
 
     /** The handshake succeeded: frames up to the configured maximum, each checked with {@code frameMac} if not null. */
@@ -80,21 +84,55 @@ final class FrameDecoder extends ByteToMessageDecoder {
         if (mac != null) {
             byte[] received = new byte[FrameMac.SIZE];
             in.getBytes(start + Frame.HEADER_SIZE + length, received);
-            if (!mac.verifyNext(in.slice(start, Frame.HEADER_SIZE + length), received)) {
+            if (!mac.verifyNext(in.nioBuffers(start, Frame.HEADER_SIZE + length), received)) {
                 throw reject(ctx, in, type + " frame failed its MAC check: altered, injected or replayed");
             }
         }
         int expectedCrc = in.getInt(start + 18);
-        in.skipBytes(Frame.HEADER_SIZE);
-        byte[] payload = new byte[length];
-        in.readBytes(payload);
-        in.skipBytes(macSize);
-        CRC32C crc = new CRC32C();
-        crc.update(payload);
-        if ((int) crc.getValue() != expectedCrc) {
+        int payloadStart = start + Frame.HEADER_SIZE;
+        int headLength = headLength(type, in, payloadStart, length);
+        byte[] head = new byte[headLength];
+        int headCrc = copy(in, payloadStart, head);
+        byte[] block = new byte[length - headLength];
+        int blockCrc = copy(in, payloadStart + headLength, block);
+        if (Crc32c.combine(headCrc, blockCrc, block.length) != expectedCrc) {
             throw reject(ctx, in, type + " frame payload failed its CRC32C check");
         }
-        out.add(new Frame(type, requestId, payload));
+        in.skipBytes(Frame.HEADER_SIZE + length + macSize);
+        out.add(new Frame(type, requestId, head, block, blockCrc));
+    }
+
+    /**
+     * Where a frame's block starts: after the key of a {@link MessageType#PUT_BLOCK}, at the
+     * start of a {@link MessageType#DATA} answer (which may hold a block); other frames have none.
+     * A key length that does not fit leaves the whole payload in the head, where the request's
+     * handler rejects it.
+     */
+    private static int headLength(MessageType type, ByteBuf in, int payloadStart, int length) {
+        if (type == MessageType.DATA) {
+            return 0;
+        }
+        if (type == MessageType.PUT_BLOCK && length >= 2) {
+            int keyed = 2 + in.getUnsignedShort(payloadStart);
+            return keyed <= length ? keyed : length;
+        }
+        return length;
+    }
+
+    /**
+     * Copies {@code target.length} bytes from {@code index} into {@code target}, one received
+     * buffer at a time, and checksums each part while it is still in the cache.
+     */
+    private static int copy(ByteBuf in, int index, byte[] target) {
+        CRC32C crc = new CRC32C();
+        int position = 0;
+        for (ByteBuffer part : in.nioBuffers(index, target.length)) {
+            int n = part.remaining();
+            part.get(target, position, n);
+            crc.update(target, position, n);
+            position += n;
+        }
+        return (int) crc.getValue();
     }
 
     private CorruptFrameException reject(ChannelHandlerContext ctx, ByteBuf in, String why) {

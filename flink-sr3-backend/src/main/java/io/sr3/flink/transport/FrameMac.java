@@ -1,11 +1,11 @@
 package io.sr3.flink.transport;
 
-import io.netty.buffer.ByteBuf;
 
 import javax.annotation.concurrent.NotThreadSafe;
 import javax.crypto.Mac;
 import javax.crypto.spec.SecretKeySpec;
 
+import java.nio.ByteBuffer;
 import java.security.GeneralSecurityException;
 import java.security.MessageDigest;
 
@@ -33,15 +33,17 @@ final class FrameMac {
         }
     }
 
-    /** The MAC of the next frame, whose header and payload are the readable bytes of {@code frame}. */
-    byte[] next(ByteBuf frame) {
+    /** The MAC of the next frame, whose header and payload are the remaining bytes of {@code parts}, in order. */
+    byte[] next(ByteBuffer... parts) {
         mac.update(longBytes(sequence++));
-        mac.update(frame.nioBuffer());
+        for (ByteBuffer part : parts) {
+            mac.update(part.duplicate());
+        }
         return mac.doFinal();
     }
 
     /** Whether {@code received} is the MAC of the next frame; consumes its sequence number either way. */
-    boolean verifyNext(ByteBuf frame, byte[] received) {
+    boolean verifyNext(ByteBuffer[] frame, byte[] received) {
         return MessageDigest.isEqual(next(frame), received);
     }
 

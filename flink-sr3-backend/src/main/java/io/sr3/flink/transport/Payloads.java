@@ -23,13 +23,41 @@ public final class Payloads {
 
     /** {@code keyLength u16 | key utf8 | data}. */
     public static byte[] putBlock(String key, byte[] data) {
+        return new Frame(MessageType.PUT_BLOCK, 0, putBlockHead(key), data, 0).payload();
+    }
+
+    /**
+     * A {@link MessageType#PUT_BLOCK} request whose data travels as the frame's block, uncopied.
+     *
+     * @param crc32c the CRC32C of {@code data}
+     */
+    public static Frame putBlock(String key, byte[] data, int crc32c) {
+        return new Frame(MessageType.PUT_BLOCK, 0, putBlockHead(key), data, crc32c);
+    }
+
+    private static byte[] putBlockHead(String key) {
         byte[] keyBytes = utf8(key);
         if (keyBytes.length > 0xFFFF) {
             throw new IllegalArgumentException("Block key longer than 65535 bytes: " + key);
         }
-        ByteBuffer buffer = ByteBuffer.allocate(2 + keyBytes.length + data.length);
-        buffer.putShort((short) keyBytes.length).put(keyBytes).put(data);
-        return buffer.array();
+        return ByteBuffer.allocate(2 + keyBytes.length).putShort((short) keyBytes.length).put(keyBytes).array();
+    }
+
+    /** A received {@link MessageType#PUT_BLOCK} request: the key, the data and its CRC32C. */
+    public record BlockPut(String key, byte[] data, int crc32c) {}
+
+    /**
+     * Reads a {@link MessageType#PUT_BLOCK} request: split into key and block by the frame
+     * decoder, whose checksum of the block is reused; or, from a frame built in this process,
+     * one joined payload.
+     */
+    public static BlockPut putBlock(Frame request) {
+        if (request.block().length > 0 || request.head().length == 2 + keyLength(request.head())) {
+            return new BlockPut(putBlockKey(request.head()), request.block(), request.blockCrc());
+        }
+        byte[] payload = request.head();
+        byte[] data = putBlockData(payload);
+        return new BlockPut(putBlockKey(payload), data, Crc32c.of(data));
     }
 
     /** The key of a {@link MessageType#PUT_BLOCK} payload. */

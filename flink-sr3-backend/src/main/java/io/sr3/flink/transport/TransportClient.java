@@ -76,11 +76,20 @@ public final class TransportClient implements AutoCloseable {
      * future exceptionally with a {@link RemoteException}.
      */
     public CompletableFuture<Frame> request(InetSocketAddress peer, MessageType type, byte[] payload) {
-        return request(peer, type, payload, requestTimeout);
+        return request(peer, new Frame(type, 0, payload), requestTimeout);
     }
 
     /** Like {@link #request(InetSocketAddress, MessageType, byte[])} with an explicit deadline. */
     public CompletableFuture<Frame> request(InetSocketAddress peer, MessageType type, byte[] payload, Duration deadline) {
+        return request(peer, new Frame(type, 0, payload), deadline);
+    }
+
+    /**
+     * Sends {@code request} under a fresh request id (the one it carries is ignored): the form for
+     * requests that carry a block, which {@link Frame} keeps apart from the rest of the payload.
+     */
+    public CompletableFuture<Frame> request(InetSocketAddress peer, Frame request, Duration deadline) {
+        MessageType type = request.type();
         CompletableFuture<Frame> result = new CompletableFuture<>();
         if (closed) {
             result.completeExceptionally(new PeerUnavailableException(peer.toString(), "client is closed"));
@@ -96,7 +105,7 @@ public final class TransportClient implements AutoCloseable {
             if (error != null) {
                 result.completeExceptionally(error);
             } else {
-                connection.send(new Frame(type, requestId, payload), result);
+                connection.send(request.withRequestId(requestId), result);
             }
         });
         return result;
@@ -249,7 +258,7 @@ public final class TransportClient implements AutoCloseable {
                 return; // the request timed out already
             }
             LinkShaper currentShaper = shaper;
-            long delay = currentShaper == null ? 0 : currentShaper.delayNanos(peer, frame.payload().length, System.nanoTime());
+            long delay = currentShaper == null ? 0 : currentShaper.delayNanos(peer, frame.length(), System.nanoTime());
             if (delay > 0) {
                 ctx.executor().schedule(() -> complete(result, frame), delay, TimeUnit.NANOSECONDS);
             } else {

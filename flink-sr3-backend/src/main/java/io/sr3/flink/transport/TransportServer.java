@@ -305,7 +305,7 @@ public final class TransportServer implements AutoCloseable {
             answer.whenComplete((frame, error) -> {
                 Frame response;
                 if (error == null) {
-                    response = new Frame(frame.type(), request.requestId(), frame.payload());
+                    response = frame.withRequestId(request.requestId());
                 } else {
                     LOG.warn("Failed to serve {} from {}", request, remote, error);
                     response = error(request.requestId(), ErrorCode.INTERNAL, String.valueOf(error));

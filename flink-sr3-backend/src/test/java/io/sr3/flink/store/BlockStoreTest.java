@@ -65,6 +65,20 @@ class BlockStoreTest {
     }
 
     @Test
+    void aChecksumGivenWithTheDataIsStoredAsItIsAndReadBack() throws Exception {
+        BlockStore store = new BlockStore(dir, false);
+        byte[] data = "given checksum".getBytes(java.nio.charset.StandardCharsets.UTF_8);
+        int crc = io.sr3.flink.transport.Crc32c.of(data);
+        store.put("b-right", data, crc);
+        store.put("b-wrong", data, crc ^ 1);
+
+        assertThat(store.read("b-right").crc32c()).isEqualTo(crc);
+        assertThat(store.read("b-right").data()).isEqualTo(data);
+        assertThatThrownBy(() -> store.read("b-wrong")).isInstanceOf(CorruptBlockException.class)
+                .hasMessageContaining("CRC32C");
+    }
+
+    @Test
     void missingBlockIsReportedAsSuch() throws Exception {
         BlockStore store = new BlockStore(dir, false);
         assertThatThrownBy(() -> store.get("b-404")).isInstanceOf(BlockNotFoundException.class).hasMessageContaining("b-404");

@@ -1,6 +1,5 @@
 package io.sr3.flink.transport;
 
-import io.netty.buffer.Unpooled;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.ring.Member;
 import io.sr3.flink.ring.MemberCodec;
@@ -260,7 +259,7 @@ final class HostileConnection {
         }
         if (receiveMac != null) {
             byte[] whole = ByteBuffer.allocate(header.length + length).put(header).put(payload).array();
-            if (!receiveMac.verifyNext(Unpooled.wrappedBuffer(whole), mac)) {
+            if (!receiveMac.verifyNext(new ByteBuffer[] {ByteBuffer.wrap(whole)}, mac)) {
                 throw new AssertionError("The node sent a " + type + " frame with a wrong MAC");
             }
         }
@@ -312,7 +311,7 @@ final class HostileConnection {
 
     private byte[] signedFrame(MessageType type, long requestId, byte[] payload) {
         byte[] frame = frame(type, requestId, payload);
-        byte[] mac = sendMac.next(Unpooled.wrappedBuffer(frame));
+        byte[] mac = sendMac.next(ByteBuffer.wrap(frame));
         return ByteBuffer.allocate(frame.length + mac.length).put(frame).put(mac).array();
     }
 

@@ -202,6 +202,52 @@ class TransportTest {
                 .hasMessageContaining("no such block");
     }
 
+    @Test
+    void aBlockTravelsApartFromItsKeyAndKeepsTheChecksumItWasSentWith() throws Exception {
+        byte[] data = new byte[5 * FrameEncoder.SLICE_SIZE + 123]; // several slices, several reads
+        new java.util.Random(7).nextBytes(data);
+        int crc = Crc32c.of(data);
+        List<Frame> received = new java.util.concurrent.CopyOnWriteArrayList<>();
+        TransportServer server = TransportServer.start(group, "127.0.0.1", List.of(0).iterator(),
+                TransportSecurity.ofSecret("s3cret"), TransportLimits.defaults(), 1 << 20, (request, remote) -> {
+                    received.add(request);
+                    return Frame.ofBlock(MessageType.DATA, 0, request.block(), request.blockCrc());
+                }, io);
+        closeables.add(server);
+        TransportClient client = new TransportClient(group, TransportSecurity.ofSecret("s3cret"), 1 << 20, DEADLINE);
+        closeables.add(client);
+
+        Frame answer = client.request(server.address(), Payloads.putBlock("b-key", data, crc), DEADLINE).get();
+
+        Payloads.BlockPut put = Payloads.putBlock(received.get(0));
+        assertThat(put.key()).isEqualTo("b-key");
+        assertThat(put.data()).isEqualTo(data);
+        assertThat(put.crc32c()).isEqualTo(crc);
+        assertThat(answer.head()).isEmpty();
+        assertThat(answer.block()).isEqualTo(data);
+        assertThat(answer.blockCrc()).isEqualTo(crc);
+    }
+
+    @Test
+    void aBlockSentWithAWrongChecksumNeverReachesTheHandler() throws Exception {
+        byte[] data = new byte[3 * FrameEncoder.SLICE_SIZE];
+        new java.util.Random(8).nextBytes(data);
+        List<Frame> received = new java.util.concurrent.CopyOnWriteArrayList<>();
+        TransportServer server = TransportServer.start(group, "127.0.0.1", List.of(0).iterator(), TransportSecurity.none(),
+                TransportLimits.defaults(), 1 << 20, (request, remote) -> {
+                    received.add(request);
+                    return new Frame(MessageType.OK, 0, new byte[0]);
+                }, io);
+        closeables.add(server);
+        TransportClient client = new TransportClient(group, TransportSecurity.none(), 1 << 20, DEADLINE);
+        closeables.add(client);
+
+        assertThatThrownBy(() -> client.request(server.address(), Payloads.putBlock("b-key", data, Crc32c.of(data) ^ 1),
+                        DEADLINE).get())
+                .hasCauseInstanceOf(TransportException.class);
+        assertThat(received).isEmpty();
+    }
+
     private static void writeFrame(Socket socket, int magic, int type, byte[] payload, int claimedLength, boolean rightCrc)
             throws IOException {
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();

@@ -1,0 +1,44 @@
+package io.sr3.flink.transport;
+
+import org.junit.jupiter.api.Test;
+
+import java.nio.ByteBuffer;
+import java.util.Random;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class Crc32cTest {
+
+    @Test
+    void combiningTheChecksumsOfTwoPartsGivesTheChecksumOfTheWhole() {
+        Random random = new Random(20261202);
+        for (int round = 0; round < 200; round++) {
+            byte[] bytes = new byte[random.nextInt(round < 100 ? 64 : 1 << 20)];
+            random.nextBytes(bytes);
+            int split = bytes.length == 0 ? 0 : random.nextInt(bytes.length + 1);
+            int a = Crc32c.of(bytes, 0, split);
+            int b = Crc32c.of(bytes, split, bytes.length - split);
+            assertThat(Crc32c.combine(a, b, bytes.length - split))
+                    .as("%d bytes split at %d", bytes.length, split)
+                    .isEqualTo(Crc32c.of(bytes));
+        }
+    }
+
+    @Test
+    void anEmptyPartChangesNothing() {
+        byte[] bytes = "sr3 block".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+        assertThat(Crc32c.combine(Crc32c.of(bytes), Crc32c.of(new byte[0]), 0)).isEqualTo(Crc32c.of(bytes));
+        assertThat(Crc32c.combine(Crc32c.of(new byte[0]), Crc32c.of(bytes), bytes.length)).isEqualTo(Crc32c.of(bytes));
+    }
+
+    @Test
+    void buffersAreReadWithoutMovingTheirPosition() {
+        byte[] bytes = new byte[1000];
+        new Random(1).nextBytes(bytes);
+        ByteBuffer first = ByteBuffer.wrap(bytes, 0, 300);
+        ByteBuffer second = ByteBuffer.allocateDirect(700).put(bytes, 300, 700).flip();
+        assertThat(Crc32c.of(first, second)).isEqualTo(Crc32c.of(bytes));
+        assertThat(first.position()).isZero();
+        assertThat(second.position()).isZero();
+    }
+}
