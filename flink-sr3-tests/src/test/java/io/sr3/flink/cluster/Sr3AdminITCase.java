@@ -3,6 +3,7 @@ package io.sr3.flink.cluster;
 import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.node.RingStatsClient;
 import io.sr3.flink.testjob.TestJobSpec;
+import io.sr3.flink.tls.TestCertificates;
 import io.sr3.flink.tools.Sr3Admin;
 import io.sr3.flink.transport.TransportSecurity;
 import org.apache.flink.api.common.JobID;
@@ -17,6 +18,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -32,8 +34,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  * nothing but the backend jar; {@code ring}, {@code ls}, {@code du}, {@code fsck} and {@code cp}
  * with the JobManager's {@code config.yaml} ({@code --conf-dir}); then {@code fsck} after one
  * replica of a block was deleted by hand from a TaskManager's store directory (under-replicated,
- * exit code 0), and after every replica of it was (lost, exit code 1). The tool never joins the
- * ring: every node still sees three members.
+ * exit code 0), and after every replica of it was (lost, exit code 1); with the cluster's shared
+ * secret from {@code --secret-file}, or with a certificate of the cluster's CA. The tool never
+ * joins the ring: every node still sees as many members afterwards.
  */
 class Sr3AdminITCase extends ProcessClusterTestBase {
 
@@ -58,8 +61,11 @@ class Sr3AdminITCase extends ProcessClusterTestBase {
         assertThat(ringAlone.code()).as("%s", ringAlone).isEqualTo(2);
         assertThat(ringAlone.err()).contains("needs Flink's classes").contains("$FLINK_HOME/lib/*");
 
-        cluster = ProcessCluster.start(ClusterSpec.sr3(3, 2), ProcessClusterTestSupport.clusterDir(getClass().getSimpleName()));
-        stats = new RingStatsClient(TransportSecurity.none(), Duration.ofSeconds(2));
+        String secret = "admin-itcase-" + System.nanoTime();
+        Path secretFile = Files.writeString(tempDir.resolve("secret"), secret + "\n");
+        cluster = ProcessCluster.start(ClusterSpec.sr3(3, 2).withExtraConfig(Map.of("sr3.transport.secret", secret)),
+                ProcessClusterTestSupport.clusterDir(getClass().getSimpleName()));
+        stats = new RingStatsClient(TransportSecurity.ofSecret(secret), Duration.ofSeconds(2));
         awaitRingSize(stats, cluster.liveTaskManagers(), 3);
         TestJobSpec spec = TestJobSpec.of("admin").withRecords(200_000, 1_000).withKeys(64).withPayload(1024, 4);
         JobID job = cluster.submit(ClusterJobs.statefulJob(spec, 2, tempDir.resolve("results"), Duration.ofMillis(500),
@@ -144,10 +150,43 @@ class Sr3AdminITCase extends ProcessClusterTestBase {
         assertThat(lost.code()).as("%s", lost).isEqualTo(1);
         assertThat(lost.out()).as("%s", lost).contains("Status: CORRUPT").contains(key + " offset").contains("LOST")
                 .contains("lost blocks: 1;");
-        Result path = admin("--seeds", String.join(",", cluster.ringSeeds()), "fsck", jobDir);
+        String seeds = String.join(",", cluster.ringSeeds());
+        Result path = admin("--seeds", seeds, "--secret-file", secretFile.toString(), "fsck", jobDir);
         assertThat(path.code()).as("fsck of the job directory through --seeds: %s", path).isEqualTo(1);
+        assertThat(path.out()).as("%s", path).contains("Status: CORRUPT").contains("_metadata");
+        Result noSecret = admin("--seeds", seeds, "ring");
+        assertThat(noSecret.code()).as("%s", noSecret).isEqualTo(1);
+        assertThat(noSecret.err()).as("%s", noSecret).contains("No storage member of the ring answered")
+                .contains("credentials");
 
         awaitRingSize(stats, cluster.liveTaskManagers(), 3); // the tool never became a member
+    }
+
+    @Test
+    void ringConnectsWithATlsCertificateOfTheClustersCa() throws Exception {
+        TestCertificates ca = TestCertificates.newCa(tempDir.resolve("tls"), "cluster-ca");
+        Path keystore = ca.node("flink");
+        cluster = ProcessCluster.start(ClusterSpec.sr3(2, 2).withExtraConfig(Map.of(
+                "security.ssl.internal.enabled", "true",
+                "security.ssl.internal.keystore", keystore.toString(),
+                "security.ssl.internal.keystore-password", TestCertificates.PASSWORD,
+                "security.ssl.internal.key-password", TestCertificates.PASSWORD,
+                "security.ssl.internal.truststore", ca.truststore().toString(),
+                "security.ssl.internal.truststore-password", TestCertificates.PASSWORD)),
+                ProcessClusterTestSupport.clusterDir(getClass().getSimpleName()));
+        stats = new RingStatsClient(new TransportSecurity(ca.settings(keystore), null, false), Duration.ofSeconds(5));
+        awaitRingSize(stats, cluster.liveTaskManagers(), 2);
+        Path password = Files.writeString(tempDir.resolve("password"), TestCertificates.PASSWORD + "\n");
+        String seeds = String.join(";", cluster.ringSeeds());
+
+        Result ring = admin("--seeds", seeds, "--keystore", ca.node("operator").toString(), "--keystore-password-file",
+                password.toString(), "--truststore", ca.truststore().toString(), "--truststore-password-file",
+                password.toString(), "ring");
+        assertThat(ring.code()).as("%s", ring).isZero();
+        assertThat(ring.out()).contains("2 storage member(s)").contains("0 unreachable");
+        Result plaintext = admin("--seeds", seeds, "-Dsr3.ring.failure-detector.timeout=1s", "ring");
+        assertThat(plaintext.code()).as("%s", plaintext).isEqualTo(1);
+        awaitRingSize(stats, cluster.liveTaskManagers(), 2);
     }
 
     private void deleteByHand(String holder, String key) throws IOException {
