@@ -79,6 +79,10 @@ class Sr3AdminITCase extends ProcessClusterTestBase {
         assertThat(checkpoint).startsWith("sr3:");
         String conf = cluster.jobManager().directory().toString();
 
+        Result script = script(conf, "ring");
+        assertThat(script.code()).as("bin/sr3 ring with FLINK_CONF_DIR: %s", script).isZero();
+        assertThat(script.out()).contains("3 storage member(s)");
+
         Result ring = admin("--conf-dir", conf, "ring");
         assertThat(ring.code()).as("%s", ring).isZero();
         for (FlinkProcess tm : cluster.liveTaskManagers()) {
@@ -197,6 +201,33 @@ class Sr3AdminITCase extends ProcessClusterTestBase {
             }
         }
         throw new AssertionError("no TaskManager at " + holder);
+    }
+
+    /** {@code bin/sr3} with the backend jar as SR3_JAR, the test class path as SR3_CLASSPATH and FLINK_CONF_DIR. */
+    private Result script(String confDir, String... args) throws Exception {
+        List<String> command = new ArrayList<>(List.of("bash", Path.of("..", "bin", "sr3").toString()));
+        command.addAll(Arrays.asList(args));
+        Path stdout = Files.createTempFile(tempDir, "script", ".out");
+        Path stderr = Files.createTempFile(tempDir, "script", ".err");
+        ProcessBuilder builder = new ProcessBuilder(command).redirectOutput(stdout.toFile()).redirectError(stderr.toFile());
+        builder.environment().remove("FLINK_HOME");
+        builder.environment().remove("SR3_TRANSPORT_SECRET");
+        builder.environment().put("SR3_JAR", backendJar().toString());
+        builder.environment().put("SR3_CLASSPATH", System.getProperty("surefire.test.class.path",
+                System.getProperty("java.class.path")));
+        builder.environment().put("FLINK_CONF_DIR", confDir);
+        builder.environment().put("JAVA_HOME", System.getProperty("java.home"));
+        builder.environment().put("SR3_JAVA_OPTS", "-Xmx256m -Djava.io.tmpdir="
+                + Files.createDirectories(tempDir.resolve("admin-tmp")));
+        Process process = builder.start();
+        if (!process.waitFor(COMMAND_TIMEOUT.toSeconds(), TimeUnit.SECONDS)) {
+            process.destroyForcibly().waitFor(30, TimeUnit.SECONDS);
+            throw new AssertionError("bin/sr3 " + String.join(" ", args) + " did not finish within " + COMMAND_TIMEOUT);
+        }
+        Result result = new Result(process.exitValue(), Files.readString(stdout, StandardCharsets.UTF_8),
+                Files.readString(stderr, StandardCharsets.UTF_8));
+        System.out.println("[admin] bin/sr3 " + String.join(" ", args) + " -> " + result);
+        return result;
     }
 
     private Result admin(String... args) throws Exception {
