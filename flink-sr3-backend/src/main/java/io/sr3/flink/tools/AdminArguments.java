@@ -121,6 +121,10 @@ record AdminArguments(String command, List<String> operands, Set<String> flags, 
                         }
                         command = arg;
                     } else if (arg.startsWith("-") && arg.length() > 1) {
+                        if (command == null) {
+                            throw new IllegalArgumentException("Unknown option '" + arg + "' (a command's own options, "
+                                    + "like -R or --blocks, follow the command)");
+                        }
                         if (!COMMANDS.get(command).contains(arg)) {
                             throw new IllegalArgumentException("Unknown option '" + arg + "' for '" + command + "'");
                         }

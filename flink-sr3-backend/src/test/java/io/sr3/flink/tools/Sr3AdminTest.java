@@ -52,6 +52,16 @@ class Sr3AdminTest {
         assertThat(run("ring", "--seeds").err()).contains("--seeds needs a value");
         assertThat(run("ring", "--seeds", "a:1", "--seeds=b:1").err()).contains("--seeds is given twice");
         assertThat(run("ring", "-Dnovalue").err()).contains("-D needs key=value");
+        assertThat(run("-R", "ls", "sr3:///").err()).contains("Unknown option '-R'").contains("follow the command");
+        assertThat(run("--bogus", "ring").code()).isEqualTo(Sr3Admin.USAGE);
+        AdminArguments parsed = AdminArguments.parse(List.of("-D", "sr3.ring.replication-factor=3",
+                "-Dsr3.transport.request-timeout = 30 s", "fsck", "--blocks", "sr3:///x", "--seeds=a:1;b:2"));
+        assertThat(parsed.properties()).containsEntry("sr3.ring.replication-factor", "3")
+                .containsEntry("sr3.transport.request-timeout", "30 s");
+        assertThat(parsed.command()).isEqualTo("fsck");
+        assertThat(parsed.operands()).containsExactly("sr3:///x");
+        assertThat(parsed.hasFlag("--blocks")).isTrue();
+        assertThat(parsed.seeds()).isEqualTo("a:1;b:2");
     }
 
     @Test
