@@ -25,6 +25,7 @@ import java.util.regex.Pattern;
 import java.util.stream.Stream;
 
 import static io.sr3.flink.cluster.ProcessClusterTestSupport.JOB_TIMEOUT;
+import static io.sr3.flink.cluster.ProcessClusterTestSupport.assertExactResults;
 import static io.sr3.flink.cluster.ProcessClusterTestSupport.awaitRingSize;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -34,7 +35,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * nothing but the backend jar; {@code ring}, {@code ls}, {@code du}, {@code fsck} and {@code cp}
  * with the JobManager's {@code config.yaml} ({@code --conf-dir}); then {@code fsck} after one
  * replica of a block was deleted by hand from a TaskManager's store directory (under-replicated,
- * exit code 0), and after every replica of it was (lost, exit code 1); with the cluster's shared
+ * exit code 0), and after every replica of it was (lost, exit code 1), until the copy is put back
+ * and the job resumes from the checkpoint exactly; with the cluster's shared
  * secret from {@code --secret-file}, or with a certificate of the cluster's CA. The tool never
  * joins the ring: every node still sees as many members afterwards.
  */
@@ -68,8 +70,8 @@ class Sr3AdminITCase extends ProcessClusterTestBase {
         stats = new RingStatsClient(TransportSecurity.ofSecret(secret), Duration.ofSeconds(2));
         awaitRingSize(stats, cluster.liveTaskManagers(), 3);
         TestJobSpec spec = TestJobSpec.of("admin").withRecords(200_000, 1_000).withKeys(64).withPayload(1024, 4);
-        JobID job = cluster.submit(ClusterJobs.statefulJob(spec, 2, tempDir.resolve("results"), Duration.ofMillis(500),
-                true, null));
+        Path results = tempDir.resolve("results");
+        JobID job = cluster.submit(ClusterJobs.statefulJob(spec, 2, results, Duration.ofMillis(500), true, null));
         cluster.awaitAllTasksRunning(job, JOB_TIMEOUT);
         ProcessCluster.await("two completed checkpoints of " + job, JOB_TIMEOUT, () -> cluster.completedCheckpoints(job) >= 2,
                 () -> cluster.checkpoints(job).toString());
@@ -162,6 +164,18 @@ class Sr3AdminITCase extends ProcessClusterTestBase {
         assertThat(noSecret.code()).as("%s", noSecret).isEqualTo(1);
         assertThat(noSecret.err()).as("%s", noSecret).contains("No storage member of the ring answered")
                 .contains("credentials");
+
+        // The backup puts the damaged checkpoint back: fsck finds it healthy again, and the job resumes from it exactly.
+        Result restore = admin("--conf-dir", conf, "cp", "--overwrite", backup.resolve(job.toString()).toUri().toString(),
+                jobDir);
+        assertThat(restore.code()).as("%s", restore).isZero();
+        Result repaired = admin("--conf-dir", conf, "fsck", checkpoint);
+        assertThat(repaired.code()).as("%s", repaired).isZero();
+        assertThat(repaired.out()).as("%s", repaired).contains("Status: HEALTHY");
+        JobID resumed = cluster.submit(ClusterJobs.statefulJob(spec.withRecords(spec.records(), 0), 2, results,
+                Duration.ofSeconds(10), false, checkpoint));
+        cluster.awaitJobStatus(resumed, JOB_TIMEOUT, "FINISHED");
+        assertExactResults(results, spec);
 
         awaitRingSize(stats, cluster.liveTaskManagers(), 3); // the tool never became a member
     }
