@@ -6,6 +6,8 @@ import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 
+import javax.annotation.concurrent.NotThreadSafe;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.URI;
@@ -21,6 +23,7 @@ import java.util.Objects;
  * directory on the ring is copied with every file its {@code _metadata} names outside it, each at
  * the same place relative to the copy as to the original.
  */
+@NotThreadSafe
 final class Copy {
 
     private static final int BUFFER = 1 << 20;

@@ -12,6 +12,8 @@ import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 
+import javax.annotation.concurrent.NotThreadSafe;
+
 import java.io.FileNotFoundException;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -27,6 +29,7 @@ import java.util.zip.CRC32C;
  * {@code sr3 fsck}: reads every replica of every block of every file under a path, or of a
  * checkpoint, and verifies each against the length and CRC32C the file's manifest records.
  */
+@NotThreadSafe
 final class Fsck {
 
     /** What one replica held. */

@@ -4,6 +4,8 @@ import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
 
+import javax.annotation.concurrent.NotThreadSafe;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.time.Instant;
@@ -11,6 +13,7 @@ import java.util.Arrays;
 import java.util.Comparator;
 
 /** {@code sr3 ls} and {@code sr3 du}, through Flink's {@link FileSystem} API (so on any scheme). */
+@NotThreadSafe
 final class Listing {
 
     private final PrintStream out;

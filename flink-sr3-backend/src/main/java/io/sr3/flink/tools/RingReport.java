@@ -2,6 +2,8 @@ package io.sr3.flink.tools;
 
 import io.sr3.flink.ring.Member;
 
+import javax.annotation.concurrent.NotThreadSafe;
+
 import java.io.IOException;
 import java.io.PrintStream;
 import java.util.LinkedHashMap;
@@ -9,6 +11,7 @@ import java.util.List;
 import java.util.Map;
 
 /** {@code sr3 ring}: every storage member and its counters ({@code STATS}). */
+@NotThreadSafe
 final class RingReport {
 
     private final AdminConnection connection;
