@@ -31,7 +31,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The operator's command line against a live ring of three TaskManager processes (replication
- * factor 2), each command run as its own JVM the way an operator runs it: {@code --help} with
+ * factor 2, two zones), each command run as its own JVM the way an operator runs it: {@code --help} with
  * nothing but the backend jar; {@code ring}, {@code ls}, {@code du}, {@code fsck} and {@code cp}
  * with the JobManager's {@code config.yaml} ({@code --conf-dir}); then {@code fsck} after one
  * replica of a block was deleted by hand from a TaskManager's store directory (under-replicated,
@@ -43,8 +43,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 class Sr3AdminITCase extends ProcessClusterTestBase {
 
     private static final Duration COMMAND_TIMEOUT = Duration.ofSeconds(120);
-    /** A replica line of {@code fsck --blocks}: holder address[node id] and its state. */
-    private static final Pattern REPLICA = Pattern.compile("^ {4}(\\S+?:\\d+)(\\[\\S+])? (INTACT|MISSING|CORRUPT|UNREACHABLE)");
+    /** A replica line of {@code fsck --blocks}: holder address[node id]@zone and its state. */
+    private static final Pattern REPLICA = Pattern.compile("^ {4}(\\S+?:\\d+)\\S* (INTACT|MISSING|CORRUPT|UNREACHABLE)");
     private static final Pattern BLOCK = Pattern.compile("^ {2}block \\d+ (\\S+) offset");
 
     private record Result(int code, String out, String err) {
@@ -65,7 +65,8 @@ class Sr3AdminITCase extends ProcessClusterTestBase {
 
         String secret = "admin-itcase-" + System.nanoTime();
         Path secretFile = Files.writeString(tempDir.resolve("secret"), secret + "\n");
-        cluster = ProcessCluster.start(ClusterSpec.sr3(3, 2).withExtraConfig(Map.of("sr3.transport.secret", secret)),
+        cluster = ProcessCluster.start(ClusterSpec.sr3(3, 2).withZones(List.of("zone-a", "zone-b"))
+                        .withExtraConfig(Map.of("sr3.transport.secret", secret)),
                 ProcessClusterTestSupport.clusterDir(getClass().getSimpleName()));
         stats = new RingStatsClient(TransportSecurity.ofSecret(secret), Duration.ofSeconds(2));
         awaitRingSize(stats, cluster.liveTaskManagers(), 3);
@@ -90,7 +91,8 @@ class Sr3AdminITCase extends ProcessClusterTestBase {
         for (FlinkProcess tm : cluster.liveTaskManagers()) {
             assertThat(ring.out()).as("%s", ring).containsPattern("(?m)^" + Pattern.quote(tm.ringAddress()) + " ");
         }
-        assertThat(ring.out()).contains("3 storage member(s)").contains("0 unreachable");
+        assertThat(ring.out()).contains("3 storage member(s)").contains("0 unreachable").contains(" zone-a ")
+                .contains(" zone-b ");
 
         Result ls = admin("--conf-dir", conf, "ls", "-R", "sr3:///flink-checkpoints");
         assertThat(ls.code()).as("%s", ls).isZero();
