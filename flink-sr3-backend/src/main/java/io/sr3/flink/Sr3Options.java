@@ -72,8 +72,11 @@ public final class Sr3Options {
                     .asList()
                     .defaultValues()
                     .withDescription("host:port of ring nodes in other processes to join through, separated by ';' or "
-                            + "',' (or a YAML list). "
-                            + "DNS names are resolved at every probe. Nodes of the same JVM find each other without it.");
+                            + "',', or a YAML list. A DNS name counts as every address it resolves to (a Kubernetes "
+                            + "headless service names every ready pod), resolved again at every probe round (the JVM "
+                            + "keeps DNS answers for networkaddress.cache.ttl, 30 s by default). The host is a name, "
+                            + "an IPv4 address or an IPv6 address in brackets ([::1]:6130); the port is 1-65535. "
+                            + "Nodes of the same JVM find each other without it.");
 
     public static final ConfigOption<Integer> REPLICATION_FACTOR =
             ConfigOptions.key("sr3.ring.replication-factor")
@@ -307,16 +310,11 @@ public final class Sr3Options {
         rejectUnknownKeys(config);
         Map<String, String> raw = config.toMap();
         WorkingState ignored = get(config, raw, WORKING_STATE);
-        List<String> seeds = new ArrayList<>();
-        for (String entry : get(config, raw, RING_SEEDS)) {
-            for (String seed : entry.split(",")) { // "a:6130,b:6130", as other host lists in the ecosystem
-                if (!seed.isBlank()) {
-                    seeds.add(seed.trim());
-                }
-            }
-        }
-        for (String seed : seeds) {
-            check(seed.matches("[^:\\s]+:\\d{1,5}"), RING_SEEDS, raw, "each seed must be host:port, got '" + seed + "'");
+        List<String> seeds;
+        try {
+            seeds = RingSeeds.parse(get(config, raw, RING_SEEDS));
+        } catch (IllegalArgumentException e) {
+            throw invalid(RING_SEEDS, raw, e.getMessage());
         }
         List<Integer> ports = parsePorts(get(config, raw, RING_PORT), raw);
         int replication = get(config, raw, REPLICATION_FACTOR);
@@ -497,6 +495,8 @@ public final class Sr3Options {
             return "expected an integer";
         } else if (example instanceof Boolean) {
             return "expected true or false";
+        } else if (option == RING_SEEDS) {
+            return "expected host:port entries separated by ';' or ',' (quote an entry with '...' only as a whole)";
         }
         return "could not be parsed";
     }
@@ -510,7 +510,7 @@ public final class Sr3Options {
     private static IllegalConfigurationException invalid(ConfigOption<?> option, Map<String, String> raw, String rule) {
         String value = LOOKS_SENSITIVE.matcher(option.key()).find()
                 ? "******"
-                : raw.getOrDefault(option.key(), String.valueOf(option.defaultValue()));
+                : raw.getOrDefault(option.key(), String.valueOf(option.defaultValue())).replaceAll("\\p{Cntrl}", "?");
         return new IllegalConfigurationException(String.format("Invalid value '%s' for flink-sr3 option '%s': %s",
                 value, option.key(), rule));
     }

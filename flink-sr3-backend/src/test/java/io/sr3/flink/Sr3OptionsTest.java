@@ -122,7 +122,8 @@ class Sr3OptionsTest {
                 .isInstanceOf(IllegalConfigurationException.class)
                 .hasMessageContaining("'" + key + "'")
                 .hasMessageContaining("'" + value + "'")
-                .hasMessageContaining(rule);
+                .hasMessageContaining(rule)
+                .satisfies(e -> assertThat(e.getMessage()).as("no control characters in the message").doesNotContainPattern("\\p{Cntrl}"));
     }
 
     @Test
@@ -198,5 +199,76 @@ class Sr3OptionsTest {
         assertThatThrownBy(() -> Sr3Options.nodeConfig(config))
                 .isInstanceOf(IllegalConfigurationException.class)
                 .hasMessageContaining("each seed must be host:port, got 'tm-1.flink'");
+    }
+
+    @Test
+    void seedsFromConfigYamlAsAFlowListABlockListOrOneString(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        String[] forms = {
+            "sr3.ring.seeds: [tm-0.flink:6130, 'tm-1.flink:6130', tm-2.flink:6130]\n",
+            "sr3.ring.seeds:\n  - tm-0.flink:6130\n  - tm-1.flink:6130\n  - tm-2.flink:6130\n",
+            "sr3.ring.seeds: tm-0.flink:6130;tm-1.flink:6130;tm-2.flink:6130\n",
+            "sr3.ring.seeds: tm-0.flink:6130,tm-1.flink:6130, tm-2.flink:6130\n",
+            "sr3:\n  ring:\n    seeds:\n      - tm-0.flink:6130\n      - tm-1.flink:6130,tm-2.flink:6130\n",
+        };
+        for (String yaml : forms) {
+            Files.writeString(dir.resolve("config.yaml"), yaml);
+            Configuration config = org.apache.flink.configuration.GlobalConfiguration.loadConfiguration(dir.toString());
+            assertThat(Sr3Options.nodeConfig(config).seeds()).as("seeds of %s", yaml)
+                    .containsExactly("tm-0.flink:6130", "tm-1.flink:6130", "tm-2.flink:6130");
+        }
+    }
+
+    @Test
+    void seedsKeepOrderDropDuplicatesAndEmptyEntriesAndAcceptIpv6InBrackets() {
+        Configuration config = config("sr3.ring.seeds", " a:1 ;;a:1, ,[::1]:6130,10.0.0.1:65535,flink-tm_0.svc:6130,");
+        assertThat(Sr3Options.nodeConfig(config).seeds())
+                .containsExactly("a:1", "[::1]:6130", "10.0.0.1:65535", "flink-tm_0.svc:6130");
+        assertThat(Sr3Options.nodeConfig(config("sr3.ring.seeds", "")).seeds()).isEmpty();
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "tm-1.flink           | no port",
+        ":6130                | no host",
+        "tm-1.flink:          | the port must be a number",
+        "tm-1.flink:61x0      | the port must be a number",
+        "tm-1.flink:0         | the port must be in 1..65535",
+        "tm-1.flink:65536     | the port must be in 1..65535",
+        "tm-1.flink:99999     | the port must be in 1..65535",
+        "tm-1.flink:123456    | the port must be a number",
+        "tm-1.flink:-1        | the port must be a number",
+        "tm-1.flink:+6130     | the port must be a number",
+        "tm 1.flink:6130      | the host may hold only",
+        "tm-1.flink/x:6130    | the host may hold only",
+        "-tm.flink:6130       | the host may hold only",
+        "host:6130:6131       | the host may hold only",
+        "::1:6130             | an IPv6 address must be in brackets",
+        "[zz::1]:6130         | the host may hold only",
+        "http://tm-1:6130     | the host may hold only",
+        "tm-1.fl<NUL>ink:6130  | the host may hold only",
+        "tm-1.flink:61<NUL>30  | the port must be a number",
+    })
+    void hostileSeedsAreRejectedNamingTheEntryAndTheRule(String seed, String rule) {
+        String value = seed.replace("<NUL>", String.valueOf((char) 0));
+        Configuration config = config("sr3.ring.seeds", "ok.flink:6130," + value);
+        assertThatThrownBy(() -> Sr3Options.nodeConfig(config))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("'sr3.ring.seeds'")
+                .hasMessageContaining("each seed must be host:port")
+                .hasMessageContaining(rule)
+                .satisfies(e -> assertThat(e.getMessage()).as("no control characters in the message").doesNotContainPattern("\\p{Cntrl}"));
+    }
+
+    @Test
+    void aVeryLongOrUnbalancedlyQuotedSeedListFailsWithTheOptionsMessage() {
+        Configuration longHost = config("sr3.ring.seeds", "a".repeat(300) + ":6130");
+        assertThatThrownBy(() -> Sr3Options.nodeConfig(longHost))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("host longer than 253 characters");
+        Configuration unbalanced = config("sr3.ring.seeds", "a:6130;'b:6130");
+        assertThatThrownBy(() -> Sr3Options.nodeConfig(unbalanced))
+                .isInstanceOf(IllegalConfigurationException.class)
+                .hasMessageContaining("'sr3.ring.seeds'")
+                .hasMessageContaining("expected host:port entries separated by ';' or ','");
     }
 }

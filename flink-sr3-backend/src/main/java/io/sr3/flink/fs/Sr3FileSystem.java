@@ -100,6 +100,28 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
         return locations.toArray(new BlockLocation[0]);
     }
 
+    /**
+     * The blocks of a file as its newest manifest records them, holders at their current
+     * addresses; nothing is read from the holders.
+     *
+     * @throws FileNotFoundException if the file does not exist
+     * @throws IOException if the path is a directory, or its manifest cannot be read
+     */
+    public List<FileBlock> fileBlocks(Path path) throws IOException {
+        String key = normalize(path);
+        Manifest manifest = existing(node(), key);
+        if (manifest.directory()) {
+            throw new IOException(display(key) + " is a directory, not a file");
+        }
+        List<FileBlock> blocks = new ArrayList<>(manifest.blocks().size());
+        long offset = 0;
+        for (Manifest.BlockRef block : manifest.blocks()) {
+            blocks.add(new FileBlock(block.key(), offset, block.length(), block.crc32c(), block.holders()));
+            offset += block.length();
+        }
+        return blocks;
+    }
+
     @Override
     public FSDataInputStream open(Path path, int bufferSize) throws IOException {
         return open(path);

@@ -1,11 +1,13 @@
 package io.sr3.flink.node;
 
 import io.sr3.flink.ring.Member;
+import io.sr3.flink.ring.SeedAddresses;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.annotation.concurrent.ThreadSafe;
 
+import java.net.InetAddress;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,6 +30,9 @@ import java.util.function.LongSupplier;
  * #heardFrom}): any connection may claim any record, so a new node joins when it answers the next
  * round's ping at the address it claims, one ping interval after its first PING at most.
  *
+ * <p>A seed counts as every address its host resolves to at the start of the round (see {@link
+ * SeedAddresses}), so one DNS name of a Kubernetes headless service reaches every pod behind it.
+ *
  * <p>An answer counts only when its first record, the responder, has the address that was dialled:
  * a node answering for another address can neither keep a dead member alive nor take its place.
  * Such an answer is logged once per address, and its responder becomes hearsay: a seed named
@@ -44,6 +49,7 @@ final class FailureDetector {
 
     private final RingNode node;
     private final LongSupplier nanoClock;
+    private final SeedAddresses.Resolver resolver = InetAddress::getAllByName;
     /** When each member (by node id) last answered. */
     private final Map<String, Long> lastAnswerNanos = new ConcurrentHashMap<>();
     /** Members (by node id) that a peer's answer named but that have not answered themselves. */
@@ -105,8 +111,8 @@ final class FailureDetector {
         }
         for (String seed : node.config().seeds()) {
             try {
-                Member seedMember = Member.fromId(seed);
-                targets.putIfAbsent(seedMember.id(), new InetSocketAddress(seedMember.host(), seedMember.port()));
+                // Resolved again every round: a DNS name (a headless service) stands for every address it has now.
+                SeedAddresses.resolve(seed, resolver).forEach(targets::putIfAbsent);
             } catch (IllegalArgumentException e) {
                 LOG.warn("[{}] ignoring malformed seed '{}' in sr3.ring.seeds", self.id(), seed);
             }

@@ -123,14 +123,31 @@ class PeerValidationTest {
         Member[] self = new Member[1];
         TransportServer peer = startServer(config,
                 (request, remote) -> new Frame(MessageType.DATA, 0, MemberCodec.encodeList(List.of(self[0]))));
-        self[0] = new Member("n000000000000peer", "127.0.0.1", peer.address().getPort(), "");
-        String alias = "localhost:" + peer.address().getPort();
+        // The node names itself by DNS name; the seed gives its IP (a seed's name is resolved to its IPs
+        // before it is dialled, so this is the way round in which the two differ).
+        self[0] = new Member("n000000000000peer", "localhost", peer.address().getPort(), "");
+        String alias = "127.0.0.1:" + peer.address().getPort();
 
         RingNode node = closing(RingNode.start(config.withSeeds(List.of(alias)).withPortAndStore(0, root.resolve("node"))));
         TestingRing.awaitCondition(() -> node.membership().isLive(self[0]), "the seed's node to join at its own address");
         assertThat(node.membership().current(self[0]).id()).isEqualTo(self[0].id());
         assertThat(detectorLog.getMessages().stream().filter(m -> m.contains(alias))).singleElement().asString()
                 .contains("answers as " + self[0].id());
+    }
+
+    @Test
+    void aSeedGivenByDnsNameIsDialledAtTheAddressesTheNameResolvesTo() throws Exception {
+        assumeTrue(InetAddress.getByName("localhost").getHostAddress().equals("127.0.0.1"), "localhost is 127.0.0.1");
+        NodeConfig config = TestingRing.testConfig();
+        Member[] self = new Member[1];
+        TransportServer peer = startServer(config,
+                (request, remote) -> new Frame(MessageType.DATA, 0, MemberCodec.encodeList(List.of(self[0]))));
+        self[0] = new Member("n000000000000peer", "127.0.0.1", peer.address().getPort(), "");
+        String byName = "localhost:" + peer.address().getPort();
+
+        RingNode node = closing(RingNode.start(config.withSeeds(List.of(byName)).withPortAndStore(0, root.resolve("node"))));
+        assertThat(node.membership().isLive(self[0])).as("a member after the first round, at its IP").isTrue();
+        assertThat(detectorLog.getMessages().stream().filter(m -> m.contains("answers as"))).isEmpty();
     }
 
     @Test
