@@ -20,6 +20,7 @@ import org.apache.flink.runtime.jobmaster.JobResult;
 
 import javax.annotation.Nullable;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,12 +50,14 @@ import java.util.Map;
  */
 public final class BackendComparisonBenchmark {
 
-    /** The two sides; A runs first in every round. */
+    /** The compared backends, in the order they run in every round; flink-sr3 is compared with each other one. */
     enum Backend {
         SR3("flink-sr3", "flink-sr3: Sr3StateBackendFactory, sr3.working-state=rocksdb, incremental, "
                 + "checkpoints on 3 in-JVM ring nodes (loopback), replication factor 2"),
-        BASELINE("rocksdb-file", "Flink RocksDB (state.backend.type=rocksdb), incremental, "
-                + "execution.checkpointing.storage=filesystem on a local file:// directory");
+        FILE("rocksdb-file", "Flink RocksDB (state.backend.type=rocksdb), incremental, "
+                + "execution.checkpointing.storage=filesystem on a local file:// directory"),
+        HDFS("rocksdb-hdfs", "Flink RocksDB, incremental, checkpoints on hdfs:// (flink-hadoop-fs): an in-JVM "
+                + "MiniDFSCluster (Hadoop 3.5.0) with 3 DataNodes and replication 3");
 
         final String label;
         final String description;
@@ -63,9 +66,20 @@ public final class BackendComparisonBenchmark {
             this.label = label;
             this.description = description;
         }
+
+        /** The backends to run: all, or those named in {@code -Dsr3.bench.backends=flink-sr3,rocksdb-file}. */
+        static List<Backend> selected() {
+            String names = System.getProperty("sr3.bench.backends");
+            List<Backend> all = List.of(values());
+            if (names == null) {
+                return all;
+            }
+            List<String> wanted = List.of(names.split(","));
+            return all.stream().filter(b -> wanted.contains(b.label)).toList();
+        }
     }
 
-    static final int ROUNDS = 3;
+    static final int ROUNDS = Integer.getInteger("sr3.bench.rounds", 3);
     /** Two cores: one slot per TaskManager and parallelism 2, so the keyBy shuffle crosses TaskManagers. */
     static final int TASK_MANAGERS = 2;
     static final int SLOTS_PER_TASK_MANAGER = 1;
@@ -98,6 +112,9 @@ public final class BackendComparisonBenchmark {
 
     private final long start = System.currentTimeMillis();
     private final Path tmp;
+    private final List<Backend> backends = Backend.selected();
+    /** Started before the first run that needs it, shut down at the end; null until then. */
+    @Nullable private HdfsCluster hdfs;
 
     private BackendComparisonBenchmark(Path tmp) {
         this.tmp = tmp;
@@ -109,40 +126,50 @@ public final class BackendComparisonBenchmark {
 
     private int run(Path resultsDirectory) throws Exception {
         MachineDescription machine = MachineDescription.ofThisMachine();
-        say("backend comparison: %d rounds x {%s, %s}; machine: %d cpus, %s, load %s", ROUNDS, Backend.SR3.label,
-                Backend.BASELINE.label, machine.processors(), machine.cpuModel(), machine.loadAverage());
+        say("backend comparison: %d rounds x %s; machine: %d cpus, %s, load %s", ROUNDS,
+                backends.stream().map(b -> b.label).toList(), machine.processors(), machine.cpuModel(),
+                machine.loadAverage());
         say("job: %,d keys x %d slots x %d B = %s keyed state; throughput phase %,d records unlimited; "
                         + "restore phase %,d records at %,.0f/s, failure after %d s",
                 KEYS, PAYLOAD_SLOTS, PAYLOAD_BYTES, Stats.bytes((double) KEYS * PAYLOAD_SLOTS * PAYLOAD_BYTES),
                 THROUGHPUT_RECORDS, RECORDS, RATE, FAIL_AFTER.toSeconds());
-        for (Backend backend : Backend.values()) {
-            warmUp(backend);
-        }
-        List<RunResult> runs = new ArrayList<>();
-        for (int round = 1; round <= ROUNDS; round++) {
-            for (Backend backend : Backend.values()) {
-                RunResult r = runOnce(backend, round);
-                runs.add(r);
-                say("%s round %d: %,.0f records/s; checkpoint median %s (state %s, %s uploaded per checkpoint); "
-                                + "failure -> running %s, -> first checkpoint %s; results %s",
-                        backend.label, round, r.recordsPerSecond(), Stats.millis(r.checkpointDurations().median()),
-                        Stats.bytes(r.checkpointStateSizes().median()), Stats.bytes(r.checkpointedSizes().mean()),
-                        Stats.millis(r.failureToRunningMillis()), Stats.millis(r.failureToFirstCheckpointMillis()),
-                        r.resultsExact() ? "exact" : "WRONG");
+        try {
+            for (Backend backend : backends) {
+                warmUp(backend);
+            }
+            List<RunResult> runs = new ArrayList<>();
+            for (int round = 1; round <= ROUNDS; round++) {
+                for (Backend backend : backends) {
+                    RunResult r = runOnce(backend, round);
+                    runs.add(r);
+                    say("%s round %d: %,.0f records/s; checkpoint median %s, p99 %s (state %s, %s uploaded per "
+                                    + "checkpoint, %.1f CPU-s per checkpointed GiB); failure -> running %s, -> first "
+                                    + "checkpoint %s; results %s",
+                            backend.label, round, r.recordsPerSecond(), Stats.millis(r.checkpointDurations().median()),
+                            Stats.millis(r.checkpointDurations().p99()), Stats.bytes(r.checkpointStateSizes().median()),
+                            Stats.bytes(r.checkpointedSizes().mean()), r.cpuSecondsPerCheckpointedGiB(),
+                            Stats.millis(r.failureToRunningMillis()), Stats.millis(r.failureToFirstCheckpointMillis()),
+                            r.resultsExact() ? "exact" : "WRONG");
+                }
+            }
+            ComparisonReport report = new ComparisonReport(machine, COMMAND, parameters(),
+                    backends.stream().map(b -> b.label).toList(), runs);
+            List<Path> written = report.write(resultsDirectory);
+            System.out.println();
+            System.out.print(report.summaryTable());
+            for (Path p : written) {
+                say("wrote %s", p);
+            }
+            boolean allExact = runs.stream().allMatch(RunResult::resultsExact);
+            if (!allExact) {
+                say("SOME RUNS DELIVERED WRONG RESULTS: the numbers are not comparable");
+            }
+            return allExact ? 0 : 1;
+        } finally {
+            if (hdfs != null) {
+                hdfs.close();
             }
         }
-        ComparisonReport report = new ComparisonReport(machine, COMMAND, parameters(), runs);
-        List<Path> written = report.write(resultsDirectory);
-        System.out.println();
-        System.out.print(report.summaryTable());
-        for (Path p : written) {
-            say("wrote %s", p);
-        }
-        boolean allExact = runs.stream().allMatch(RunResult::resultsExact);
-        if (!allExact) {
-            say("SOME RUNS DELIVERED WRONG RESULTS: the numbers are not comparable");
-        }
-        return allExact ? 0 : 1;
     }
 
     private RunResult runOnce(Backend backend, int round) throws Exception {
@@ -180,11 +207,22 @@ public final class BackendComparisonBenchmark {
         }
     }
 
-    private static Configuration configuration(Backend backend, Path runDir) {
+    private Configuration configuration(Backend backend, Path runDir) throws IOException {
         Configuration base = FlinkSettings.common(CHECKPOINT_INTERVAL);
-        return backend == Backend.SR3
-                ? FlinkSettings.sr3(base, "bench/" + runDir.getFileName(), REPLICATION_FACTOR)
-                : FlinkSettings.rocksDbOnFiles(base, runDir.resolve("checkpoints"));
+        return switch (backend) {
+            case SR3 -> FlinkSettings.sr3(base, "bench/" + runDir.getFileName(), REPLICATION_FACTOR);
+            case FILE -> FlinkSettings.rocksDbOn(base, runDir.resolve("checkpoints").toUri().toString());
+            case HDFS -> FlinkSettings.rocksDbOn(base, hdfs().uri() + "/checkpoints/" + runDir.getFileName());
+        };
+    }
+
+    private HdfsCluster hdfs() throws IOException {
+        if (hdfs == null) {
+            say("starting a MiniDFSCluster: %d DataNodes, replication %d", HdfsCluster.DATA_NODES, HdfsCluster.DATA_NODES);
+            hdfs = HdfsCluster.start(tmp.resolve("hdfs"));
+            say("HDFS up at %s", hdfs.uri());
+        }
+        return hdfs;
     }
 
     private record Throughput(long records, long millis, List<CheckpointRecord> checkpoints, boolean exact) {}
@@ -227,13 +265,21 @@ public final class BackendComparisonBenchmark {
             AccessExecutionGraph g = probe.await("all tasks running", Duration.ofSeconds(60), Duration.ofMillis(20),
                     JobProbe::allRunning);
             long running = JobProbe.lastSwitchToRunning(g);
+            long cpuAtRunning = processCpuNanos();
             g = probe.await("state full and " + MIN_CHECKPOINTS_BEFORE_FAILURE + " checkpoints", PHASE_TIMEOUT,
                     Duration.ofMillis(100),
                     graph -> System.currentTimeMillis() - running >= FAIL_AFTER.toMillis()
                             && JobProbe.completedCheckpoints(graph) >= MIN_CHECKPOINTS_BEFORE_FAILURE);
             int attemptBefore = JobProbe.attempt(g);
             long[] ringBytes = ring == null ? new long[0] : ring.bytesStoredPerNode();
+            long cpuUntilFailure = processCpuNanos() - cpuAtRunning;
             long armed = System.currentTimeMillis();
+            long checkpointedBeforeFailure = 0;
+            for (CheckpointRecord c : JobProbe.completed(g)) {
+                if (c.triggerTimestamp() >= running) {
+                    checkpointedBeforeFailure += c.checkpointedSize();
+                }
+            }
             RunRegistry.run(runId).armFailure();
             g = probe.await("the restart after the injected failure", Duration.ofSeconds(120), Duration.ofMillis(20),
                     graph -> JobProbe.attempt(graph) > attemptBefore && JobProbe.allRunning(graph));
@@ -272,7 +318,8 @@ public final class BackendComparisonBenchmark {
             return new RunResult(backend.label, round, throughput.records(), throughput.millis(), throughput.checkpoints(),
                     fullState, restored == null ? -1 : restored.getCheckpointId(),
                     restored == null ? 0 : restored.getStateSize(), runningAgain - failure, taskRestore,
-                    firstCheckpointDone - failure, exact, ringBytes, ringWritten);
+                    firstCheckpointDone - failure, exact, ringBytes, ringWritten, cpuUntilFailure,
+                    checkpointedBeforeFailure);
         } finally {
             RunRegistry.remove(runId);
         }
@@ -288,12 +335,14 @@ public final class BackendComparisonBenchmark {
         return null;
     }
 
-    private static Map<String, Object> parameters() {
+    private Map<String, Object> parameters() {
         Map<String, Object> p = new LinkedHashMap<>();
         p.put("rounds", ROUNDS);
-        p.put("order", "A/B alternating: flink-sr3 then rocksdb-file in every round");
-        p.put("backendA", Backend.SR3.description);
-        p.put("backendB", Backend.BASELINE.description);
+        p.put("order", "alternating: " + String.join(", then ", backends.stream().map(b -> b.label).toList())
+                + " in every round");
+        for (Backend b : backends) {
+            p.put(b.label, b.description);
+        }
         p.put("cluster", "embedded MiniCluster, " + TASK_MANAGERS + " TaskManagers x " + SLOTS_PER_TASK_MANAGER
                 + " slot, parallelism " + PARALLELISM + ", fresh cluster (and ring) per run");
         p.put("checkpointInterval", CHECKPOINT_INTERVAL.toMillis() + " ms");
@@ -310,6 +359,12 @@ public final class BackendComparisonBenchmark {
         p.put("jvm", String.join(" ", java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
                 .stream().filter(a -> !a.startsWith("--add-")).toList()));
         return p;
+    }
+
+    /** CPU time of this whole JVM so far: every thread, kernel time and the garbage collector included. */
+    private static long processCpuNanos() {
+        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private void say(String format, Object... args) {

@@ -18,49 +18,68 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
-/** Writes the results of {@link BackendComparisonBenchmark} as Markdown and JSON, side by side. */
+/**
+ * Writes the results of {@link BackendComparisonBenchmark} as Markdown and JSON, side by side: the
+ * first backend (flink-sr3) against each of the others, as ratios.
+ */
 final class ComparisonReport {
-
-    private static final String A = BackendComparisonBenchmark.Backend.SR3.label;
-    private static final String B = BackendComparisonBenchmark.Backend.BASELINE.label;
 
     private final MachineDescription machine;
     private final String command;
     private final Map<String, Object> parameters;
+    private final List<String> backends;
     private final List<RunResult> runs;
     private final ZonedDateTime when = ZonedDateTime.now(ZoneOffset.UTC);
 
-    ComparisonReport(MachineDescription machine, String command, Map<String, Object> parameters, List<RunResult> runs) {
+    ComparisonReport(MachineDescription machine, String command, Map<String, Object> parameters, List<String> backends,
+            List<RunResult> runs) {
         this.machine = machine;
         this.command = command;
         this.parameters = parameters;
+        this.backends = backends;
         this.runs = runs;
     }
 
+    private String candidate() {
+        return backends.get(0);
+    }
+
+    private List<String> baselines() {
+        return backends.subList(1, backends.size());
+    }
+
+    /** How a metric's values are printed. */
+    private enum Unit { RATE, MILLIS, BYTES, CPU_SECONDS }
+
     /** One compared quantity: how to read it from a run, and whether higher is better. */
-    private record Metric(String key, String title, boolean higherIsBetter, boolean bytes,
+    private record Metric(String key, String title, boolean higherIsBetter, Unit unit,
             ToDoubleFunction<RunResult> perRun, ToDoubleFunction<List<RunResult>> pooled) {}
 
     private static List<Metric> metrics() {
         return List.of(
-                new Metric("throughputRecordsPerSecond", "Throughput, rate-unlimited source (records/s)", true, false,
+                new Metric("throughputRecordsPerSecond", "Throughput, rate-unlimited source (records/s)", true, Unit.RATE,
                         RunResult::recordsPerSecond, rs -> mean(rs, RunResult::recordsPerSecond)),
-                new Metric("checkpointEndToEndMillisMedian", "Checkpoint duration, median end-to-end (ms)", false, false,
+                new Metric("checkpointEndToEndMillisMedian", "Checkpoint duration, median end-to-end (ms)", false, Unit.MILLIS,
                         r -> r.checkpointDurations().median(), rs -> pooled(rs).median()),
-                new Metric("checkpointEndToEndMillisMean", "Checkpoint duration, mean end-to-end (ms)", false, false,
+                new Metric("checkpointEndToEndMillisP99", "Checkpoint duration, p99 end-to-end (ms)", false, Unit.MILLIS,
+                        r -> r.checkpointDurations().p99(), rs -> pooled(rs).p99()),
+                new Metric("checkpointEndToEndMillisMean", "Checkpoint duration, mean end-to-end (ms)", false, Unit.MILLIS,
                         r -> r.checkpointDurations().mean(), rs -> pooled(rs).mean()),
+                new Metric("cpuSecondsPerCheckpointedGiB", "CPU-seconds per checkpointed GiB (whole JVM, rate-limited phase)",
+                        false, Unit.CPU_SECONDS, RunResult::cpuSecondsPerCheckpointedGiB,
+                        rs -> mean(rs, RunResult::cpuSecondsPerCheckpointedGiB)),
                 new Metric("checkpointStateSizeBytesMedian", "Checkpoint state size, median (full incremental state)",
-                        false, true, r -> r.checkpointStateSizes().median(),
+                        false, Unit.BYTES, r -> r.checkpointStateSizes().median(),
                         rs -> mean(rs, r -> r.checkpointStateSizes().median())),
-                new Metric("checkpointedSizeBytesMean", "Uploaded per checkpoint, mean (incremental part)", false, true,
+                new Metric("checkpointedSizeBytesMean", "Uploaded per checkpoint, mean (incremental part)", false, Unit.BYTES,
                         r -> r.checkpointedSizes().mean(), rs -> mean(rs, r -> r.checkpointedSizes().mean())),
-                new Metric("failureToRunningMillis", "Restore: failure -> all subtasks RUNNING (ms)", false, false,
+                new Metric("failureToRunningMillis", "Restore: failure -> all subtasks RUNNING (ms)", false, Unit.MILLIS,
                         RunResult::failureToRunningMillis, rs -> mean(rs, RunResult::failureToRunningMillis)),
                 new Metric("longestTaskRestoreMillis", "Restore: longest subtask INITIALIZING (state download + open, ms)",
-                        false, false, RunResult::longestTaskRestoreMillis,
+                        false, Unit.MILLIS, RunResult::longestTaskRestoreMillis,
                         rs -> mean(rs, RunResult::longestTaskRestoreMillis)),
                 new Metric("failureToFirstCheckpointMillis", "Restore: failure -> first checkpoint completed after it (ms)",
-                        false, false, RunResult::failureToFirstCheckpointMillis,
+                        false, Unit.MILLIS, RunResult::failureToFirstCheckpointMillis,
                         rs -> mean(rs, RunResult::failureToFirstCheckpointMillis)));
     }
 
@@ -75,23 +94,36 @@ final class ComparisonReport {
     }
 
     String summaryTable() {
-        StringBuilder out = new StringBuilder();
-        out.append("| Metric | ").append(A).append(" | ").append(B).append(" | ratio ").append(A).append('/').append(B)
-                .append(" |\n|---|---:|---:|---:|\n");
-        List<RunResult> a = of(A);
-        List<RunResult> b = of(B);
+        StringBuilder out = new StringBuilder("| Metric |");
+        StringBuilder rule = new StringBuilder("|---|");
+        for (String backend : backends) {
+            out.append(' ').append(backend).append(" |");
+            rule.append("---:|");
+        }
+        for (String baseline : baselines()) {
+            out.append(" ratio ").append(candidate()).append('/').append(baseline).append(" |");
+            rule.append("---:|");
+        }
+        out.append('\n').append(rule).append('\n');
         for (Metric m : metrics()) {
-            double va = m.pooled().applyAsDouble(a);
-            double vb = m.pooled().applyAsDouble(b);
-            out.append("| ").append(m.title()).append(" | ").append(format(va, m)).append(" | ").append(format(vb, m))
-                    .append(" | ").append(String.format("%.2f", va / vb)).append(" |\n");
+            double candidateValue = m.pooled().applyAsDouble(of(candidate()));
+            out.append("| ").append(m.title()).append(" |");
+            for (String backend : backends) {
+                out.append(' ').append(format(m.pooled().applyAsDouble(of(backend)), m)).append(" |");
+            }
+            for (String baseline : baselines()) {
+                out.append(' ').append(String.format("%.2f", candidateValue / m.pooled().applyAsDouble(of(baseline))))
+                        .append(" |");
+            }
+            out.append('\n');
         }
         return out.toString();
     }
 
     private String markdown(String jsonName) {
         StringBuilder md = new StringBuilder();
-        md.append("# Backend comparison: flink-sr3 vs Flink RocksDB on file://\n\n");
+        md.append("# Backend comparison: ").append(candidate()).append(" vs ").append(String.join(", ", baselines()))
+                .append("\n\n");
         md.append("Measured ").append(when.toLocalDateTime().withNano(0)).append(" UTC by `")
                 .append(BackendComparisonBenchmark.class.getName()).append("`; raw numbers in `").append(jsonName)
                 .append("`.\n\n");
@@ -100,12 +132,13 @@ final class ComparisonReport {
         md.append("## Machine\n\n");
         machine.toMap().forEach((k, v) -> md.append("- ").append(k).append(": `").append(v).append("`\n"));
         md.append("\nThe machine is shared (other builds ran at the same time), so absolute numbers are noisy; runs ")
-                .append("alternate A/B so that drift hits both sides.\n\n");
+                .append("alternate between the backends so that drift hits every side.\n\n");
         md.append("## Setup\n\n");
         parameters.forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
         md.append("\n## Results (mean over rounds; checkpoint durations pooled over all full-state checkpoints)\n\n");
         md.append(summaryTable());
-        md.append("\nA ratio below 1 means flink-sr3 took less time (or, for throughput, processed fewer records/s).\n");
+        md.append("\nA ratio below 1 means ").append(candidate()).append(" took less time or CPU (or, for throughput, "
+                + "processed fewer records/s).\n");
         md.append("\n## Per run\n\n");
         md.append("| Backend | Round | records/s | checkpoints | ckpt median | ckpt mean | state size | uploaded/ckpt "
                 + "| restored ckpt | failure->running | task restore | failure->1st ckpt | results |\n");
@@ -161,14 +194,17 @@ final class ComparisonReport {
         Map<String, Object> summary = new LinkedHashMap<>();
         for (Metric metric : metrics()) {
             Map<String, Object> s = new LinkedHashMap<>();
-            double va = metric.pooled().applyAsDouble(of(A));
-            double vb = metric.pooled().applyAsDouble(of(B));
-            s.put(A, va);
-            s.put(B, vb);
-            s.put("ratio", va / vb);
+            double candidateValue = metric.pooled().applyAsDouble(of(candidate()));
+            for (String backend : backends) {
+                s.put(backend, metric.pooled().applyAsDouble(of(backend)));
+            }
+            for (String baseline : baselines()) {
+                s.put("ratio " + candidate() + "/" + baseline, candidateValue / metric.pooled().applyAsDouble(of(baseline)));
+            }
             s.put("higherIsBetter", metric.higherIsBetter());
-            s.put(A + "PerRun", of(A).stream().map(r -> metric.perRun().applyAsDouble(r)).toList());
-            s.put(B + "PerRun", of(B).stream().map(r -> metric.perRun().applyAsDouble(r)).toList());
+            for (String backend : backends) {
+                s.put(backend + "PerRun", of(backend).stream().map(r -> metric.perRun().applyAsDouble(r)).toList());
+            }
             summary.put(metric.key(), s);
         }
         m.put("summary", summary);
@@ -199,10 +235,12 @@ final class ComparisonReport {
     }
 
     private static String format(double v, Metric m) {
-        if (m.bytes()) {
-            return Stats.bytes(v);
-        }
-        return m.higherIsBetter() ? String.format("%,.0f", v) : String.format("%,.0f ms", v);
+        return switch (m.unit()) {
+            case RATE -> String.format("%,.0f", v);
+            case MILLIS -> String.format("%,.0f ms", v);
+            case BYTES -> Stats.bytes(v);
+            case CPU_SECONDS -> String.format("%.1f CPU-s/GiB", v);
+        };
     }
 
     private static String bytesList(long[] bytes) {

@@ -26,6 +26,9 @@ import java.util.Map;
  * @param resultsExact whether both phases delivered exactly the expected per-key results
  * @param ringBytesPerNode for flink-sr3: bytes in each ring node's store at the failure (empty otherwise)
  * @param ringBytesWritten for flink-sr3: bytes sent to the ring as block writes (all replicas), whole run
+ * @param checkpointingCpuNanos CPU time of the whole JVM (job, storage, kernel time, garbage
+ *     collector) in the rate-limited phase from all subtasks RUNNING to the injected failure
+ * @param checkpointingBytes bytes uploaded (checkpointed size) by the checkpoints completed in that window
  */
 public record RunResult(
         String backend,
@@ -41,7 +44,17 @@ public record RunResult(
         long failureToFirstCheckpointMillis,
         boolean resultsExact,
         long[] ringBytesPerNode,
-        long ringBytesWritten) {
+        long ringBytesWritten,
+        long checkpointingCpuNanos,
+        long checkpointingBytes) {
+
+    /**
+     * CPU-seconds per GiB checkpointed in the rate-limited phase. The job's own work is the same
+     * for every backend there, so differences between backends are what their checkpoints cost.
+     */
+    public double cpuSecondsPerCheckpointedGiB() {
+        return checkpointingCpuNanos / 1e9 / (checkpointingBytes / (double) (1L << 30));
+    }
 
     public double recordsPerSecond() {
         return throughputRecords * 1000.0 / throughputMillis;
@@ -74,6 +87,10 @@ public record RunResult(
         c.put("count", fullStateCheckpoints.size());
         c.put("endToEndMillisMean", checkpointDurations().mean());
         c.put("endToEndMillisMedian", checkpointDurations().median());
+        c.put("endToEndMillisP99", checkpointDurations().p99());
+        c.put("cpuNanos", checkpointingCpuNanos);
+        c.put("checkpointedBytes", checkpointingBytes);
+        c.put("cpuSecondsPerCheckpointedGiB", cpuSecondsPerCheckpointedGiB());
         c.put("stateSizeBytesMedian", checkpointStateSizes().median());
         c.put("checkpointedSizeBytesMean", checkpointedSizes().mean());
         c.put("checkpoints", checkpoints(fullStateCheckpoints));

@@ -2,7 +2,6 @@ package io.sr3.flink.harness;
 
 import org.apache.flink.configuration.Configuration;
 
-import java.nio.file.Path;
 import java.time.Duration;
 
 /**
@@ -51,12 +50,12 @@ public final class FlinkSettings {
         return c;
     }
 
-    /** Flink's own RocksDB backend with incremental checkpoints on a local {@code file://} directory. */
-    public static Configuration rocksDbOnFiles(Configuration base, Path checkpointDirectory) {
+    /** Flink's own RocksDB backend, incremental as {@link #common} sets it, checkpointing to a file:// or hdfs:// URI. */
+    public static Configuration rocksDbOn(Configuration base, String checkpointDirectory) {
         Configuration c = new Configuration(base);
         c.setString("state.backend.type", "rocksdb");
         c.setString("execution.checkpointing.storage", "filesystem");
-        c.setString("execution.checkpointing.dir", checkpointDirectory.toUri().toString());
+        c.setString("execution.checkpointing.dir", checkpointDirectory);
         return c;
     }
 }

@@ -4,12 +4,12 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 
-/** Mean, median, min and max of a sample, and byte/time formatting for printed lines. */
-public record Stats(int count, double mean, double median, double min, double max) {
+/** Mean, median, 99th percentile, min and max of a sample, and byte/time formatting for printed lines. */
+public record Stats(int count, double mean, double median, double p99, double min, double max) {
 
     public static Stats of(List<? extends Number> values) {
         if (values.isEmpty()) {
-            return new Stats(0, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
+            return new Stats(0, Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN);
         }
         List<Double> sorted = new ArrayList<>(values.size());
         double sum = 0;
@@ -20,7 +20,8 @@ public record Stats(int count, double mean, double median, double min, double ma
         Collections.sort(sorted);
         int n = sorted.size();
         double median = n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
-        return new Stats(n, sum / n, median, sorted.get(0), sorted.get(n - 1));
+        double p99 = sorted.get(Math.min(n - 1, (int) Math.ceil(0.99 * n) - 1)); // nearest rank
+        return new Stats(n, sum / n, median, p99, sorted.get(0), sorted.get(n - 1));
     }
 
     /** "12.3 MiB", "512 B". */
