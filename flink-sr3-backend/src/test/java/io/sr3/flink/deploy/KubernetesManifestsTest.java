@@ -21,10 +21,8 @@ import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.PipelineOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.configuration.RpcOptions;
 import org.apache.flink.configuration.SecurityOptions;
 import org.apache.flink.configuration.StateBackendOptions;
-import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.configuration.WebOptions;
 import org.junit.jupiter.api.Test;
@@ -48,7 +46,6 @@ import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 
 import static io.sr3.flink.deploy.Manifest.asList;
-import static io.sr3.flink.deploy.Manifest.asMap;
 import static io.sr3.flink.deploy.Manifest.named;
 import static io.sr3.flink.deploy.Manifest.string;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,15 +64,13 @@ class KubernetesManifestsTest {
     /** Where the official image's entrypoint and start scripts read the configuration. */
     private static final String FLINK_CONF_DIR = "/opt/flink/conf";
     private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\{([A-Za-z_][A-Za-z0-9_]*)}");
-    private static final Pattern KUBERNETES_VARIABLE = Pattern.compile("\\$\\(([A-Za-z_][A-Za-z0-9_]*)\\)");
 
     /** Flink's option classes whose keys the examples may use; any other non-sr3 key is a typo. */
     private static final List<Class<?>> FLINK_OPTIONS = List.of(BlobServerOptions.class, CheckpointingOptions.class,
             ClusterOptions.class, CoreOptions.class, DeploymentOptions.class, ExecutionOptions.class,
             HeartbeatManagerOptions.class, HighAvailabilityOptions.class, JobManagerOptions.class, MetricOptions.class,
-            PipelineOptions.class, RestOptions.class, RestartStrategyOptions.class, RpcOptions.class,
-            SecurityOptions.class, StateBackendOptions.class, StateRecoveryOptions.class, TaskManagerOptions.class,
-            WebOptions.class);
+            PipelineOptions.class, RestOptions.class, RestartStrategyOptions.class, SecurityOptions.class,
+            StateBackendOptions.class, TaskManagerOptions.class, WebOptions.class);
 
     @TempDir
     Path tmp;
@@ -92,7 +87,7 @@ class KubernetesManifestsTest {
         String tmPodName = taskManagers.name() + "-0";
         Configuration tmConfig = standaloneConfig(configMap, template, tmPod, tmPodName, "taskmanager");
         NodeConfig tm = validate(tmConfig);
-        Map<String, Object> tmContainer = onlyContainer(tmPod);
+        Map<String, Object> tmContainer = Pods.onlyContainer(tmPod);
         ringAgrees(manifests, tm, taskManagers.map("spec.template.metadata.labels"), tmContainer);
         assertThat(tmConfig.get(TaskManagerOptions.TASK_MANAGER_RESOURCE_ID))
                 .as("taskmanager.resource-id: the StatefulSet pod's stable name").isEqualTo(tmPodName);
@@ -108,7 +103,7 @@ class KubernetesManifestsTest {
         NodeConfig jm = validate(jmConfig);
         assertThat(jm.seeds()).isEqualTo(tm.seeds());
         assertThat(jm.secret()).isEqualTo(tm.secret());
-        prometheus(jmConfig, onlyContainer(jmPod));
+        prometheus(jmConfig, Pods.onlyContainer(jmPod));
         Manifest jmService = Manifest.find(manifests, "Service", tmConfig.get(JobManagerOptions.ADDRESS));
         assertThat(jobManager.map("spec.template.metadata.labels")).containsAllEntriesOf(selector(jmService));
         assertThat(jmService.list("spec.ports")).extracting(p -> p.get("port"))
@@ -171,8 +166,8 @@ class KubernetesManifestsTest {
     private Configuration standaloneConfig(Manifest configMap, String template, Map<String, Object> pod, String podName,
             String role) throws Exception {
         Map<String, Object> init = named(asList(pod.get("initContainers"), "initContainers"), "render-config");
-        String command = String.join(" ", stringList(init.get("command")));
-        Map<String, String> fromSecrets = secretEnvironment(init);
+        String command = String.join(" ", Pods.stringList(init.get("command")));
+        Map<String, String> fromSecrets = Pods.secretEnvironment(init);
         Matcher placeholder = PLACEHOLDER.matcher(template);
         StringBuilder rendered = new StringBuilder();
         while (placeholder.find()) {
@@ -183,19 +178,19 @@ class KubernetesManifestsTest {
         }
         placeholder.appendTail(rendered);
 
-        Map<String, Object> main = onlyContainer(pod);
-        String renderedVolume = volumeAt(main, FLINK_CONF_DIR);
+        Map<String, Object> main = Pods.onlyContainer(pod);
+        String renderedVolume = Pods.volumeAt(main, FLINK_CONF_DIR);
         String renderedPath = (String) named(asList(init.get("volumeMounts"), "volumeMounts"), renderedVolume).get("mountPath");
         assertThat(command).contains("> " + renderedPath + "/config.yaml");
         String templatePath = (String) named(asList(init.get("volumeMounts"), "volumeMounts"),
-                volumeOf(pod, "configMap", configMap.name())).get("mountPath");
+                Pods.volumeOf(pod, "configMap", configMap.name())).get("mountPath");
         assertThat(command).contains("< " + templatePath + "/config.yaml");
 
         Path dir = Files.createDirectories(tmp.resolve(role));
         Files.writeString(dir.resolve("config.yaml"), rendered);
-        Configuration config = GlobalConfiguration.loadConfiguration(dir.toString(), dynamicProperties(main, podName));
+        Configuration config = GlobalConfiguration.loadConfiguration(dir.toString(), Pods.dynamicProperties(main, podName));
         // The image's entrypoint writes jobmanager.rpc.address (default: this pod's own host name).
-        String jobManagerAddress = environment(main, podName).get("JOB_MANAGER_RPC_ADDRESS");
+        String jobManagerAddress = Pods.environment(main, podName).get("JOB_MANAGER_RPC_ADDRESS");
         assertThat(jobManagerAddress).as("JOB_MANAGER_RPC_ADDRESS of the %s", role).isNotNull();
         config.set(JobManagerOptions.ADDRESS, jobManagerAddress);
         return config;
@@ -212,8 +207,8 @@ class KubernetesManifestsTest {
         config.putAll(nativeSettings);
         for (String key : List.of(SecurityOptions.SSL_INTERNAL_KEYSTORE.key(), SecurityOptions.SSL_INTERNAL_TRUSTSTORE.key())) {
             if (config.get(key) instanceof String file) {
-                String volume = volumeAt(main, file);
-                assertThat(volumeOf(pod, "secret", null)).as("%s is in a mounted Secret", key).isEqualTo(volume);
+                String volume = Pods.volumeAt(main, file);
+                assertThat(Pods.volumeOf(pod, "secret", null)).as("%s is in a mounted Secret", key).isEqualTo(volume);
                 Path standIn = dir.resolve("secret" + file);
                 Files.createDirectories(standIn.getParent());
                 Files.writeString(standIn, "stands in for " + file);
@@ -274,7 +269,7 @@ class KubernetesManifestsTest {
     private static void storeOnVolume(NodeConfig node, Map<String, Object> container, Set<String> volumes) {
         Path store = node.storeDirectory();
         assertThat(store).as("sr3.store.dir, or its default from taskmanager.resource-id").isNotNull();
-        assertThat(volumes).as("the volume holding the store %s", store).contains(volumeAt(container, store.toString()));
+        assertThat(volumes).as("the volume holding the store %s", store).contains(Pods.volumeAt(container, store.toString()));
     }
 
     private static void prometheus(Configuration config, Map<String, Object> container) {
@@ -282,83 +277,6 @@ class KubernetesManifestsTest {
         assertThat(raw.get("metrics.reporter.prom.factory.class")).isEqualTo(PROMETHEUS_FACTORY);
         int port = Integer.parseInt(raw.get("metrics.reporter.prom.port"));
         assertThat(named(asList(container.get("ports"), "ports"), "metrics").get("containerPort")).isEqualTo(port);
-    }
-
-    /** {@code -Dkey=value} arguments after the entrypoint's command, with {@code $(VAR)} expanded. */
-    private static Configuration dynamicProperties(Map<String, Object> container, String podName) {
-        Map<String, String> environment = environment(container, podName);
-        List<String> args = stringList(container.get("args"));
-        assertThat(args.get(0)).isIn("jobmanager", "taskmanager");
-        Configuration dynamic = new Configuration();
-        for (String arg : args.subList(1, args.size())) {
-            assertThat(arg).as("a dynamic property").matches("-D[^=]+=.*");
-            Matcher variable = KUBERNETES_VARIABLE.matcher(arg);
-            StringBuilder expanded = new StringBuilder();
-            while (variable.find()) {
-                assertThat(environment).as("$(%s) in %s is defined", variable.group(1), arg).containsKey(variable.group(1));
-                variable.appendReplacement(expanded, Matcher.quoteReplacement(environment.get(variable.group(1))));
-            }
-            variable.appendTail(expanded);
-            int equals = expanded.indexOf("=");
-            dynamic.setString(expanded.substring(2, equals), expanded.substring(equals + 1));
-        }
-        return dynamic;
-    }
-
-    /** The container's environment as a pod named {@code podName} sees it. */
-    private static Map<String, String> environment(Map<String, Object> container, String podName) {
-        Map<String, String> environment = new HashMap<>();
-        for (Map<String, Object> variable : asList(container.getOrDefault("env", List.of()), "env")) {
-            String name = (String) variable.get("name");
-            if (variable.containsKey("value")) {
-                environment.put(name, String.valueOf(variable.get("value")));
-            } else {
-                String field = string(asMap(variable.get("valueFrom"), name), "fieldRef.fieldPath");
-                environment.put(name, switch (field) {
-                    case "metadata.name" -> podName;
-                    case "status.podIP" -> "10.1.2.3";
-                    default -> throw new AssertionError("Unexpected field " + field + " for " + name);
-                });
-            }
-        }
-        return environment;
-    }
-
-    /** Variables of the container set from a Secret, with the Secret's name. */
-    private static Map<String, String> secretEnvironment(Map<String, Object> container) {
-        Map<String, String> secrets = new HashMap<>();
-        for (Map<String, Object> variable : asList(container.getOrDefault("env", List.of()), "env")) {
-            Object from = variable.get("valueFrom");
-            if (from instanceof Map<?, ?> map && map.containsKey("secretKeyRef")) {
-                secrets.put((String) variable.get("name"), string(asMap(from, "valueFrom"), "secretKeyRef.name"));
-            }
-        }
-        return secrets;
-    }
-
-    /** The volume mounted at the longest mount path that contains {@code path}. */
-    private static String volumeAt(Map<String, Object> container, String path) {
-        return asList(container.get("volumeMounts"), "volumeMounts").stream()
-                .filter(m -> path.equals(m.get("mountPath")) || path.startsWith(m.get("mountPath") + "/"))
-                .max((a, b) -> ((String) a.get("mountPath")).length() - ((String) b.get("mountPath")).length())
-                .map(m -> (String) m.get("name"))
-                .orElseThrow(() -> new AssertionError("No volume mounted at " + path + " in " + container.get("name")));
-    }
-
-    /** The name of the pod's volume of this type ({@code configMap}, {@code secret}), and source name if given. */
-    private static String volumeOf(Map<String, Object> pod, String type, String source) {
-        List<String> names = asList(pod.get("volumes"), "volumes").stream()
-                .filter(v -> v.get(type) instanceof Map<?, ?> s
-                        && (source == null || source.equals(s.get("name"))))
-                .map(v -> (String) v.get("name")).toList();
-        assertThat(names).as("%s volumes %s", type, source == null ? "" : source).hasSize(1);
-        return names.get(0);
-    }
-
-    private static Map<String, Object> onlyContainer(Map<String, Object> pod) {
-        List<Map<String, Object>> containers = asList(pod.get("containers"), "containers");
-        assertThat(containers).hasSize(1);
-        return containers.get(0);
     }
 
     private static Manifest only(List<Manifest> manifests, String kind) {
@@ -369,11 +287,6 @@ class KubernetesManifestsTest {
 
     private static Map<String, Object> selector(Manifest service) {
         return service.map("spec.selector");
-    }
-
-    private static List<String> stringList(Object value) {
-        assertThat(value).isInstanceOf(List.class);
-        return ((List<?>) value).stream().map(String::valueOf).toList();
     }
 
     /** What the test puts where a pod would see the value of a Secret. */
