@@ -8,6 +8,8 @@ import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * Random and mutated bytes through {@link Manifest#decode}: a manifest read from a peer or a disk
  * must decode or be refused with the {@link IOException} its contract names (never an {@link
@@ -37,7 +39,8 @@ class ManifestFuzzTest {
                 Manifest.directory("/job/chk-1", 3, 1234).encode(),
                 Manifest.tombstone("/job/chk-0/пуць-€", 9, 99).encode(),
                 Manifest.directory("", 0, 0).encode());
-        new Fuzzer("Manifest.decode").valid(valid).refusesWith(IOException.class)
+        Fuzzer.Result result = new Fuzzer("Manifest.decode").valid(valid).refusesWith(IOException.class)
                 .run(bytes -> Manifest.decode(bytes, "fuzz input"));
+        assertThat(result.decoded()).as(result.line()).isPositive();
     }
 }

@@ -6,6 +6,8 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * Random and mutated bytes through {@link MemberCodec}: a PING's member record and a PING
  * answer's member list must decode or be refused with an {@link IllegalArgumentException}; see
@@ -26,8 +28,9 @@ class MemberCodecFuzzTest {
         for (Member member : MEMBERS) {
             valid.add(MemberCodec.encode(member));
         }
-        new Fuzzer("MemberCodec.decode").valid(valid).refusesWith(IllegalArgumentException.class)
+        Fuzzer.Result result = new Fuzzer("MemberCodec.decode").valid(valid).refusesWith(IllegalArgumentException.class)
                 .run(MemberCodec::decode);
+        assertThat(result.decoded()).as(result.line()).isPositive();
     }
 
     @Test
@@ -38,7 +41,8 @@ class MemberCodecFuzzTest {
         }
         List<byte[]> valid = List.of(MemberCodec.encodeList(List.of()), MemberCodec.encodeList(MEMBERS.subList(0, 1)),
                 MemberCodec.encodeList(MEMBERS), MemberCodec.encodeList(many));
-        new Fuzzer("MemberCodec.decodeList").valid(valid).refusesWith(IllegalArgumentException.class)
+        Fuzzer.Result result = new Fuzzer("MemberCodec.decodeList").valid(valid).refusesWith(IllegalArgumentException.class)
                 .run(MemberCodec::decodeList);
+        assertThat(result.decoded()).as(result.line()).isPositive();
     }
 }

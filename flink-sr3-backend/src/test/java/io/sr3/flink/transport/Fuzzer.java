@@ -59,7 +59,7 @@ public final class Fuzzer {
     public record Result(String target, long seed, int inputs, int decoded, int refused, Duration elapsed,
             long maxAllocatedBytes) {
 
-        String line() {
+        public String line() {
             return String.format("[fuzz] %s: %d inputs in %d ms (%d decoded, %d refused, at most %d bytes allocated by "
                     + "one input), seed %d", target, inputs, elapsed.toMillis(), decoded, refused, maxAllocatedBytes, seed);
         }

@@ -18,6 +18,8 @@ import java.util.Map;
 import java.util.Random;
 import java.util.function.Predicate;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * Random and mutated bytes through every decoder of the wire: each payload codec of {@link
  * Payloads}, {@link RelayRequest#decode} and the {@link FrameDecoder}. Each input must decode or
@@ -40,11 +42,12 @@ class WireFuzzTest {
             valid.add(Payloads.putBlock(key, new byte[0]));
             valid.add(Payloads.putBlock(key, bytes(key.length() * 7 + 3)));
         }
-        new Fuzzer("Payloads.putBlockKey/putBlockData").valid(valid).refusesWith(IllegalArgumentException.class)
+        Fuzzer.Result result = new Fuzzer("Payloads.putBlockKey/putBlockData").valid(valid).refusesWith(IllegalArgumentException.class)
                 .run(p -> {
                     Payloads.putBlockKey(p);
                     Payloads.putBlockData(p);
                 });
+        assertThat(result.decoded()).as(result.line()).isPositive();
     }
 
     @Test
@@ -56,26 +59,29 @@ class WireFuzzTest {
             valid.add(Payloads.compareAndPut(key, new byte[0], null));
             valid.add(Payloads.compareAndPut(key, bytes(17), bytes(300)));
         }
-        new Fuzzer("Payloads.compareAndPut").valid(valid).refusesWith(IllegalArgumentException.class)
+        Fuzzer.Result result = new Fuzzer("Payloads.compareAndPut").valid(valid).refusesWith(IllegalArgumentException.class)
                 .run(Payloads::compareAndPut);
+        assertThat(result.decoded()).as(result.line()).isPositive();
     }
 
     @Test
     void compareAndPutAnswers() throws Exception {
         List<byte[]> valid = List.of(Payloads.swap(true, null), Payloads.swap(false, null), Payloads.swap(true, new byte[0]),
                 Payloads.swap(false, bytes(64)), Payloads.swap(true, bytes(1000)));
-        new Fuzzer("Payloads.swapped/swapFound").valid(valid).refusesWith(IllegalArgumentException.class).run(p -> {
+        Fuzzer.Result result = new Fuzzer("Payloads.swapped/swapFound").valid(valid).refusesWith(IllegalArgumentException.class).run(p -> {
             Payloads.swapped(p);
             Payloads.swapFound(p);
         });
+        assertThat(result.decoded()).as(result.line()).isPositive();
     }
 
     @Test
     void stringLists() throws Exception {
         List<byte[]> valid = List.of(Payloads.stringList(List.of()), Payloads.stringList(List.of("")),
                 Payloads.stringList(keys()), Payloads.stringList(List.of("a", "b", "c", "", "d")));
-        new Fuzzer("Payloads.stringList").valid(valid).refusesWith(IllegalArgumentException.class)
+        Fuzzer.Result result = new Fuzzer("Payloads.stringList").valid(valid).refusesWith(IllegalArgumentException.class)
                 .run(Payloads::stringList);
+        assertThat(result.decoded()).as(result.line()).isPositive();
     }
 
     @Test
@@ -86,7 +92,8 @@ class WireFuzzTest {
         stats.put("", -1L);
         stats.put("repairPending", 0L);
         List<byte[]> valid = List.of(Payloads.longMap(Map.of()), Payloads.longMap(stats), Payloads.longMap(Map.of("x", 1L)));
-        new Fuzzer("Payloads.longMap").valid(valid).refusesWith(IllegalArgumentException.class).run(Payloads::longMap);
+        Fuzzer.Result result = new Fuzzer("Payloads.longMap").valid(valid).refusesWith(IllegalArgumentException.class).run(Payloads::longMap);
+        assertThat(result.decoded()).as(result.line()).isPositive();
     }
 
     @Test
@@ -97,10 +104,11 @@ class WireFuzzTest {
         }
         valid.add(Payloads.error(ErrorCode.INTERNAL, ""));
         valid.add(new byte[0]);
-        new Fuzzer("Payloads.errorCode/errorMessage").valid(valid).refusesWith(IllegalArgumentException.class).run(p -> {
+        Fuzzer.Result result = new Fuzzer("Payloads.errorCode/errorMessage").valid(valid).refusesWith(IllegalArgumentException.class).run(p -> {
             Payloads.errorCode(p);
             Payloads.errorMessage(p);
         });
+        assertThat(result.decoded()).as(result.line()).isPositive();
     }
 
     @Test
@@ -109,7 +117,8 @@ class WireFuzzTest {
         for (String key : keys()) {
             valid.add(Payloads.utf8(key));
         }
-        new Fuzzer("Payloads.utf8").valid(valid).refusesWith(IllegalArgumentException.class).run(Payloads::utf8);
+        Fuzzer.Result result = new Fuzzer("Payloads.utf8").valid(valid).refusesWith(IllegalArgumentException.class).run(Payloads::utf8);
+        assertThat(result.decoded()).as(result.line()).isPositive();
     }
 
     // ------------------------------------------------------------------ relay requests
@@ -127,8 +136,9 @@ class WireFuzzTest {
         }
         valid.add(new RelayRequest("b-1", 17, -1, List.of("127.0.0.1:6130", "127.0.0.1:6131", "")).encode());
         valid.add(new RelayRequest("b-2", Integer.MAX_VALUE, 7, longRoute).encode());
-        new Fuzzer("RelayRequest.decode").valid(valid).refusesWith(IllegalArgumentException.class)
+        Fuzzer.Result result = new Fuzzer("RelayRequest.decode").valid(valid).refusesWith(IllegalArgumentException.class)
                 .run(RelayRequest::decode);
+        assertThat(result.decoded()).as(result.line()).isPositive();
     }
 
     // ------------------------------------------------------------------ frames
@@ -169,7 +179,8 @@ class WireFuzzTest {
                 stream(withMac, authFrame, get),
                 stream(withMac, authFrame, put, stats, get),
                 stream(withMac, authFrame, large));
-        new Fuzzer(target).valid(valid).refusesWith(CORRUPT_FRAME).run(input -> decodeStream(input, withMac));
+        Fuzzer.Result result = new Fuzzer(target).valid(valid).refusesWith(CORRUPT_FRAME).run(input -> decodeStream(input, withMac));
+        assertThat(result.decoded()).as(result.line()).isPositive();
     }
 
     /**
