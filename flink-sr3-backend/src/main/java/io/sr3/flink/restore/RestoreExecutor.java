@@ -88,6 +88,8 @@ public final class RestoreExecutor {
         private Map<Integer, List<String>> routes = Map.of();
         private final Deque<Integer> queue = new ArrayDeque<>();
         private final Set<Integer> inFlight = new HashSet<>();
+        /** Blocks with a copy on this node, left out of the plan until that copy was read. */
+        private final Set<Integer> readingLocally = new java.util.TreeSet<>();
         private RestorePlan firstPlan;
         private RestorePlan currentPlan;
         private long startNanos;
@@ -115,9 +117,17 @@ public final class RestoreExecutor {
 
         private RestoreReport run() throws IOException {
             startNanos = System.nanoTime();
-            readLocalBlocks();
+            for (int i = 0; i < blocks.size(); i++) {
+                if (blocks.get(i).holders().stream().anyMatch(h -> h.sameNode(node.self()))) {
+                    readingLocally.add(i);
+                }
+            }
             replan();
             firstPlan = currentPlan;
+            fill(); // the network works while the local copies are read
+            if (!readLocalBlocks()) {
+                replan(); // a local copy was unusable: its block joins the plan
+            }
             while (remaining > 0) {
                 fill();
                 Outcome outcome = next();
@@ -146,13 +156,17 @@ public final class RestoreExecutor {
             return report;
         }
 
-        /** Blocks this node holds itself cost nothing to fetch; a bad local copy is left to the plan. */
-        private void readLocalBlocks() throws IOException {
-            for (int i = 0; i < blocks.size(); i++) {
+        /**
+         * Blocks this node holds itself cost nothing to fetch, and are read while the planned
+         * fetches are in flight; a bad local copy is left to the plan.
+         *
+         * @return whether every local copy was usable
+         */
+        private boolean readLocalBlocks() throws IOException {
+            boolean allUsable = true;
+            for (int i : List.copyOf(readingLocally)) {
                 BlockFetch block = blocks.get(i);
-                if (block.holders().stream().noneMatch(h -> h.sameNode(node.self()))) {
-                    continue;
-                }
+                readingLocally.remove(i);
                 try {
                     byte[] data = node.relay(new RelayRequest(block.key(), block.length(), block.crc32c(), List.of())).join();
                     localBlocks++;
@@ -161,15 +175,17 @@ public final class RestoreExecutor {
                 } catch (CompletionException e) {
                     LOG.warn("[{}] local copy of {} unusable ({}); fetching it from a peer",
                             node.self().id(), block.description(), e.getCause().getMessage());
+                    allUsable = false;
                 }
             }
+            return allUsable;
         }
 
         /** Plans every block not yet received around the unreachable nodes, and queues them. */
         private void replan() throws IOException {
             List<BlockSource> sources = new ArrayList<>();
             for (int i = 0; i < blocks.size(); i++) {
-                if (done[i]) {
+                if (done[i] || readingLocally.contains(i)) {
                     continue;
                 }
                 BlockFetch block = blocks.get(i);

@@ -188,6 +188,25 @@ class RestoreExecutorTest {
     }
 
     @Test
+    void aDamagedLocalCopyJoinsThePlanBesideTheRemoteBlocks() throws Exception {
+        byte[] damaged = contents.get(0);
+        byte[] remote = contents.get(1);
+        Member elsewhere = ring.node(1).self();
+        ring.node(1).store().put("b-damaged-here", damaged);
+        recovering.store().put("b-damaged-here", damaged, crc(damaged) ^ 1); // fails verification when read
+        ring.node(1).store().put("b-remote-only", remote);
+        List<BlockFetch> fetches = List.of(
+                new BlockFetch("b-damaged-here", damaged.length, crc(damaged), List.of(recovering.self(), elsewhere),
+                        "damaged local block"),
+                new BlockFetch("b-remote-only", remote.length, crc(remote), List.of(elsewhere), "remote block"));
+        Collected collected = new Collected();
+        RestoreReport report = executor(Structure.STAR).restore("damaged", fetches, collected);
+
+        collected.assertExactly(List.of(damaged, remote));
+        assertThat(report.localBlocks()).isZero();
+    }
+
+    @Test
     void blockWithoutAnyIntactReplicaFailsNamingIt() throws Exception {
         BlockFetch lost = new BlockFetch("b-never-written", 10, 0, List.of(ring.node(1).self()), "block 7 of sr3:///lost-file");
         assertThatThrownBy(() -> executor(Structure.STAR).restore("lost", List.of(lost), new Collected()))
