@@ -2,11 +2,11 @@ package io.sr3.flink.node;
 
 import io.sr3.flink.ring.ConsistentHash;
 import io.sr3.flink.ring.Member;
-import io.sr3.flink.transport.Crc32c;
-import io.sr3.flink.transport.Frame;
 import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockNotFoundException;
+import io.sr3.flink.transport.Crc32c;
 import io.sr3.flink.transport.ErrorCode;
+import io.sr3.flink.transport.Frame;
 import io.sr3.flink.transport.RemoteException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,6 +1,5 @@
 package io.sr3.flink.transport;
 
-import java.nio.ByteBuffer;
 import java.util.zip.CRC32C;
 
 /**
@@ -22,15 +21,6 @@ public final class Crc32c {
     public static int of(byte[] bytes, int offset, int length) {
         CRC32C crc = new CRC32C();
         crc.update(bytes, offset, length);
-        return (int) crc.getValue();
-    }
-
-    /** The checksum of the buffers' remaining bytes, in order; their positions do not move. */
-    static int of(ByteBuffer... buffers) {
-        CRC32C crc = new CRC32C();
-        for (ByteBuffer buffer : buffers) {
-            crc.update(buffer.duplicate());
-        }
         return (int) crc.getValue();
     }
 

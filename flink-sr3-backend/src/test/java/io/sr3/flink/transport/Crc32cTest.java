@@ -2,7 +2,6 @@ package io.sr3.flink.transport;
 
 import org.junit.jupiter.api.Test;
 
-import java.nio.ByteBuffer;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,16 +28,5 @@ class Crc32cTest {
         byte[] bytes = "sr3 block".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         assertThat(Crc32c.combine(Crc32c.of(bytes), Crc32c.of(new byte[0]), 0)).isEqualTo(Crc32c.of(bytes));
         assertThat(Crc32c.combine(Crc32c.of(new byte[0]), Crc32c.of(bytes), bytes.length)).isEqualTo(Crc32c.of(bytes));
-    }
-
-    @Test
-    void buffersAreReadWithoutMovingTheirPosition() {
-        byte[] bytes = new byte[1000];
-        new Random(1).nextBytes(bytes);
-        ByteBuffer first = ByteBuffer.wrap(bytes, 0, 300);
-        ByteBuffer second = ByteBuffer.allocateDirect(700).put(bytes, 300, 700).flip();
-        assertThat(Crc32c.of(first, second)).isEqualTo(Crc32c.of(bytes));
-        assertThat(first.position()).isZero();
-        assertThat(second.position()).isZero();
     }
 }
