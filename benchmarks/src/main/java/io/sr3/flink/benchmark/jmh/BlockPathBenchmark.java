@@ -1,0 +1,155 @@
+package io.sr3.flink.benchmark.jmh;
+
+import io.sr3.flink.node.NodeConfig;
+import io.sr3.flink.node.RingNode;
+import io.sr3.flink.store.BlockStore;
+import io.sr3.flink.transport.Crc32c;
+import io.sr3.flink.transport.TransportLimits;
+import io.sr3.flink.transport.TransportSecurity;
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.LocalDate;
+import java.util.Random;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The block path one block at a time, in the style of flink-benchmarks: the store's put and read,
+ * and a put and a verified read between two ring nodes over a real loopback connection. Each
+ * case runs with the baseline and the candidate as one {@code @Param}: a checksum computed again
+ * on the way ({@code computed}, as every layer did before) or given from where the block was
+ * filled ({@code given}); a read verified by hashing the received bytes ({@code recompute}) or by
+ * comparing the checksum the decoder computed as they arrived ({@code compare}).
+ *
+ * <p>Run: {@code mvn -pl benchmarks exec:exec@block-path-benchmark} (results in
+ * {@code benchmarks/results/block-path-<date>.json}); add {@code -Dsr3.jmh.smoke=true} to run
+ * every case once.
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 3, time = 2)
+@Measurement(iterations = 5, time = 2)
+@Fork(1)
+public class BlockPathBenchmark {
+
+    @Param({"65536", "4194304"})
+    public int blockBytes;
+
+    @Param({"computed", "given"})
+    public String checksum;
+
+    @Param({"recompute", "compare"})
+    public String verify;
+
+    private Path directory;
+    private BlockStore store;
+    private RingNode writer;
+    private RingNode holder;
+    private byte[] block;
+    private int crc;
+    private long sequence;
+
+    @Setup(Level.Trial)
+    public void setUp() throws Exception {
+        directory = Files.createTempDirectory(Paths.get(System.getProperty("java.io.tmpdir")), "sr3-jmh");
+        store = new BlockStore(directory.resolve("store"), false);
+        NodeConfig base = NodeConfig.defaults().withTransport(new TransportSecurity(null, null, true),
+                TransportLimits.defaults());
+        writer = RingNode.start(base.withPortAndStore(0, directory.resolve("writer")));
+        holder = RingNode.start(base.withPortAndStore(0, directory.resolve("holder")));
+        block = new byte[blockBytes];
+        new Random(blockBytes).nextBytes(block);
+        crc = Crc32c.of(block);
+        store.put("b-read", block);
+        holder.store().put("b-read", block);
+        writer.put(holder.self(), "b-warm-up", block).get(); // the connection exists before the first measurement
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() throws IOException {
+        writer.close();
+        holder.close();
+        try (var paths = Files.walk(directory)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    /** Keys cycle over a few names so the store's directory does not grow without bound. */
+    private String nextKey() {
+        return "b-" + (sequence++ % 64);
+    }
+
+    @Benchmark
+    public void storePut() throws IOException {
+        if (checksum.equals("given")) {
+            store.put(nextKey(), block, crc);
+        } else {
+            store.put(nextKey(), block);
+        }
+    }
+
+    @Benchmark
+    public byte[] storeRead() throws IOException {
+        return store.read("b-read").data();
+    }
+
+    @Benchmark
+    public void loopbackPut() throws Exception {
+        if (checksum.equals("given")) {
+            writer.put(holder.self(), nextKey(), block, crc).get();
+        } else {
+            writer.put(holder.self(), nextKey(), block).get();
+        }
+    }
+
+    @Benchmark
+    public byte[] loopbackVerifiedRead() throws Exception {
+        if (verify.equals("compare")) {
+            return writer.getVerified(holder.self(), "b-read", block.length, crc).get();
+        }
+        byte[] data = writer.get(holder.self(), "b-read").get();
+        if (data.length != block.length || Crc32c.of(data) != crc) {
+            throw new IllegalStateException("b-read came back altered");
+        }
+        return data;
+    }
+
+    public static void main(String[] args) throws Exception {
+        Path results = Paths.get(args.length > 0 ? args[0] : "benchmarks/results");
+        Files.createDirectories(results);
+        boolean smoke = Boolean.getBoolean("sr3.jmh.smoke");
+        ChainedOptionsBuilder options = new OptionsBuilder()
+                .include(BlockPathBenchmark.class.getName())
+                .jvmArgsAppend("-Xmx2g", "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
+        if (smoke) {
+            options.warmupIterations(0).measurementIterations(1).measurementTime(
+                    org.openjdk.jmh.runner.options.TimeValue.milliseconds(200)).forks(0);
+        } else {
+            options.resultFormat(ResultFormatType.JSON)
+                    .result(results.resolve("block-path-" + LocalDate.now() + ".json").toString());
+        }
+        new Runner(options.build()).run();
+    }
+}
