@@ -35,10 +35,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * The block path one block at a time, in the style of flink-benchmarks: the store's put and read,
  * and a put and a verified read between two ring nodes over a real loopback connection. Each
- * case runs with the baseline and the candidate as one {@code @Param}: a checksum computed again
- * on the way ({@code computed}, as every layer did before) or given from where the block was
- * filled ({@code given}); a read verified by hashing the received bytes ({@code recompute}) or by
- * comparing the checksum the decoder computed as they arrived ({@code compare}).
+ * case runs with the baseline and the candidate as one {@code @Param path}: {@code baseline}
+ * computes the checksum again where the block is stored or read, as every layer did before;
+ * {@code candidate} reuses the one computed where the block was filled, or by the store or the
+ * frame decoder as the bytes went by.
  *
  * <p>Run: {@code mvn -pl benchmarks exec:exec@block-path-benchmark} (results in
  * {@code benchmarks/results/block-path-<date>.json}); add {@code -Dsr3.jmh.smoke=true} to run
@@ -55,11 +55,8 @@ public class BlockPathBenchmark {
     @Param({"65536", "4194304"})
     public int blockBytes;
 
-    @Param({"computed", "given"})
-    public String checksum;
-
-    @Param({"recompute", "compare"})
-    public String verify;
+    @Param({"baseline", "candidate"})
+    public String path;
 
     private Path directory;
     private BlockStore store;
@@ -101,9 +98,13 @@ public class BlockPathBenchmark {
         return "b-" + (sequence++ % 64);
     }
 
+    private boolean candidate() {
+        return path.equals("candidate");
+    }
+
     @Benchmark
     public void storePut() throws IOException {
-        if (checksum.equals("given")) {
+        if (candidate()) {
             store.put(nextKey(), block, crc);
         } else {
             store.put(nextKey(), block);
@@ -111,13 +112,16 @@ public class BlockPathBenchmark {
     }
 
     @Benchmark
-    public byte[] storeRead() throws IOException {
-        return store.read("b-read").data();
+    public byte[] storeVerifiedRead() throws IOException {
+        if (candidate()) {
+            return store.get("b-read", block.length, crc);
+        }
+        return checked(store.get("b-read"));
     }
 
     @Benchmark
     public void loopbackPut() throws Exception {
-        if (checksum.equals("given")) {
+        if (candidate()) {
             writer.put(holder.self(), nextKey(), block, crc).get();
         } else {
             writer.put(holder.self(), nextKey(), block).get();
@@ -126,10 +130,13 @@ public class BlockPathBenchmark {
 
     @Benchmark
     public byte[] loopbackVerifiedRead() throws Exception {
-        if (verify.equals("compare")) {
+        if (candidate()) {
             return writer.getVerified(holder.self(), "b-read", block.length, crc).get();
         }
-        byte[] data = writer.get(holder.self(), "b-read").get();
+        return checked(writer.get(holder.self(), "b-read").get());
+    }
+
+    private byte[] checked(byte[] data) {
         if (data.length != block.length || Crc32c.of(data) != crc) {
             throw new IllegalStateException("b-read came back altered");
         }
@@ -139,6 +146,7 @@ public class BlockPathBenchmark {
     public static void main(String[] args) throws Exception {
         Path results = Paths.get(args.length > 0 ? args[0] : "benchmarks/results");
         Files.createDirectories(results);
+        Files.createDirectories(Paths.get(System.getProperty("java.io.tmpdir"))); // JMH keeps its lock file there
         boolean smoke = Boolean.getBoolean("sr3.jmh.smoke");
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .include(BlockPathBenchmark.class.getName())
