@@ -159,10 +159,9 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
             return;
         }
         RingNode node = node();
-        List<FileRestore.Source> sources = new ArrayList<>(requests.size());
+        List<FileRestore.Source> sources = ParallelLookup.of(requests, request -> source(node, request.getSource()));
         List<java.nio.file.Path> destinations = new ArrayList<>(requests.size());
         for (CopyRequest request : requests) {
-            sources.add(source(node, request.getSource()));
             destinations.add(java.nio.file.Paths.get(request.getDestination().toUri()));
         }
         java.nio.file.Path first = destinations.get(0);
@@ -192,11 +191,9 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
      */
     public boolean prefetch(List<Path> paths, String description) throws IOException {
         RingNode node = node();
-        List<FileRestore.Source> sources = new ArrayList<>(paths.size());
+        List<FileRestore.Source> sources = ParallelLookup.of(paths, path -> source(node, path));
         long total = 0;
-        for (Path path : paths) {
-            FileRestore.Source source = source(node, path);
-            sources.add(source);
+        for (FileRestore.Source source : sources) {
             total += source.manifest().length();
         }
         long limit = node.config().restore().prefetchMaxBytes();
