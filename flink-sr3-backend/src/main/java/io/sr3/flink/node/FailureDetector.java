@@ -130,13 +130,17 @@ final class FailureDetector {
     }
 
     private CompletableFuture<Void> probe(String address, InetSocketAddress socket, Duration deadline) {
+        long sent = System.nanoTime();
         return node.ping(socket, deadline).handle((members, error) -> {
+            long answered = System.nanoTime();
             long now = nanoClock.getAsLong();
             if (error == null && !members.isEmpty() && !members.get(0).id().equals(address)) {
                 onForeignAnswer(address, members.get(0), now);
             } else if (error == null && !members.isEmpty()) {
                 Member responder = members.get(0);
                 lastAnswerNanos.put(responder.nodeId(), now);
+                // Every ping is a round trip the restore planner learns from, without a probe of its own.
+                node.networkView().toThisNode().recordRoundTrip(responder.id(), Duration.ofNanos(answered - sent));
                 hearsay.remove(responder.nodeId());
                 node.membership().add(responder);
                 for (Member other : node.membership().at(address)) {

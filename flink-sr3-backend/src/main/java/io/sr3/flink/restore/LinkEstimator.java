@@ -5,13 +5,15 @@ import javax.annotation.concurrent.ThreadSafe;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /**
  * Learns each peer's link from the transfers and probes that actually happened, as exponentially
  * weighted moving averages, and turns them into the {@link Link}s the planner needs.
  *
  * <p>Transfers shorter than {@link #MIN_SAMPLE_BYTES} only inform the round trip: their duration
- * is latency, not bandwidth. A peer never observed gets the configured default.
+ * is latency, not bandwidth. A peer never observed gets the configured default. Every estimate
+ * remembers when it was last measured, for the restore's log line ({@link #source}).
  */
 @ThreadSafe
 public final class LinkEstimator {
@@ -22,17 +24,23 @@ public final class LinkEstimator {
     private final double weight;
     private final Link defaultLink;
     private final Map<String, Estimate> estimates = new ConcurrentHashMap<>();
+    private final LongSupplier nanoClock;
 
     /**
      * @param weight how much a new sample counts, in (0, 1]
      * @param defaultLink what an unobserved peer is assumed to deliver
      */
     public LinkEstimator(double weight, Link defaultLink) {
+        this(weight, defaultLink, System::nanoTime);
+    }
+
+    LinkEstimator(double weight, Link defaultLink, LongSupplier nanoClock) {
         if (!(weight > 0 && weight <= 1)) {
             throw new IllegalArgumentException("weight must be in (0, 1], was " + weight);
         }
         this.weight = weight;
         this.defaultLink = defaultLink;
+        this.nanoClock = nanoClock;
     }
 
     /** Records a transfer of {@code bytes} from {@code peer} that took {@code elapsed}, request to last byte. */
@@ -41,7 +49,8 @@ public final class LinkEstimator {
             return;
         }
         double rate = bytes / (elapsed.toNanos() / 1e9);
-        estimates.compute(peer, (p, e) -> (e == null ? new Estimate(Double.NaN, Double.NaN) : e).withRate(rate, weight));
+        long now = nanoClock.getAsLong();
+        estimates.compute(peer, (p, e) -> (e == null ? Estimate.NONE : e).withRate(rate, weight, now));
     }
 
     /** Records a round trip to {@code peer} (a probe, or a tiny request). */
@@ -50,7 +59,8 @@ public final class LinkEstimator {
             return;
         }
         double seconds = roundTrip.toNanos() / 1e9;
-        estimates.compute(peer, (p, e) -> (e == null ? new Estimate(Double.NaN, Double.NaN) : e).withRoundTrip(seconds, weight));
+        long now = nanoClock.getAsLong();
+        estimates.compute(peer, (p, e) -> (e == null ? Estimate.NONE : e).withRoundTrip(seconds, weight, now));
     }
 
     /** The current estimate of the link to {@code peer}. */
@@ -64,6 +74,20 @@ public final class LinkEstimator {
         return new Link(rate, rtt);
     }
 
+    /**
+     * Where the link to {@code peer} comes from, for a log line: "rate measured 12 s ago, round
+     * trip measured 1 s ago", or "default" for what was never observed.
+     */
+    public String source(String peer) {
+        Estimate e = estimates.getOrDefault(peer, Estimate.NONE);
+        long now = nanoClock.getAsLong();
+        return "rate " + measured(e.rate, e.rateAtNanos, now) + ", round trip " + measured(e.roundTrip, e.roundTripAtNanos, now);
+    }
+
+    private static String measured(double value, long atNanos, long now) {
+        return Double.isNaN(value) ? "default" : "measured " + Math.max(0, (now - atNanos) / 1_000_000_000L) + " s ago";
+    }
+
     /** Every peer observed so far, with its estimate. */
     public Map<String, Link> links() {
         Map<String, Link> links = new ConcurrentHashMap<>();
@@ -71,13 +95,17 @@ public final class LinkEstimator {
         return Map.copyOf(links);
     }
 
-    private record Estimate(double rate, double roundTrip) {
-        Estimate withRate(double sample, double weight) {
-            return new Estimate(Double.isNaN(rate) ? sample : rate + weight * (sample - rate), roundTrip);
+    private record Estimate(double rate, long rateAtNanos, double roundTrip, long roundTripAtNanos) {
+        static final Estimate NONE = new Estimate(Double.NaN, 0, Double.NaN, 0);
+
+        Estimate withRate(double sample, double weight, long now) {
+            return new Estimate(Double.isNaN(rate) ? sample : rate + weight * (sample - rate), now, roundTrip,
+                    roundTripAtNanos);
         }
 
-        Estimate withRoundTrip(double sample, double weight) {
-            return new Estimate(rate, Double.isNaN(roundTrip) ? sample : roundTrip + weight * (sample - roundTrip));
+        Estimate withRoundTrip(double sample, double weight, long now) {
+            return new Estimate(rate, rateAtNanos, Double.isNaN(roundTrip) ? sample : roundTrip + weight * (sample - roundTrip),
+                    now);
         }
     }
 }

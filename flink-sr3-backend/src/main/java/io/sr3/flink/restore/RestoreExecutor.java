@@ -149,7 +149,7 @@ public final class RestoreExecutor {
             learnLinks();
             RestoreReport report = new RestoreReport(description, bytes, blocks.size(), localBlocks,
                     firstPlan.assignment().size(), firstPlan.structure(), settings.forced(), firstPlan.predictedSeconds(),
-                    actual, refetched, replans, firstPlan.note());
+                    actual, refetched, replans, firstPlan.note(), linkSources());
             LOG.info("[{}] {}", node.self().id(), report.logLine());
             node.restoreStats().record(report);
             RestoreRates.publish(node, report);
@@ -328,6 +328,14 @@ public final class RestoreExecutor {
          * each one's share says more about this node's inbound port than about its link, so it is
          * not recorded as a link rate.
          */
+        private Map<String, String> linkSources() {
+            Map<String, String> sources = new HashMap<>();
+            for (String holder : firstPlan.assignment().keySet()) {
+                sources.put(holder, node.networkView().toThisNode().source(holder));
+            }
+            return sources;
+        }
+
         private void learnLinks() {
             if (receivedByFirstHop.size() != 1) {
                 return;

@@ -21,6 +21,8 @@ import java.util.stream.Collectors;
  * @param refetchedBlocks blocks fetched again from another replica (corrupt or lost on the route)
  * @param replans times the plan was rebuilt around an unreachable holder
  * @param note why the requested structure was not used, or null
+ * @param linkSources for every holder the plan used, where the planner's estimate of its link
+ *     came from (measured when, or the default)
  */
 public record RestoreReport(
         String description,
@@ -34,10 +36,12 @@ public record RestoreReport(
         double actualSeconds,
         int refetchedBlocks,
         int replans,
-        @Nullable String note) {
+        @Nullable String note,
+        Map<String, String> linkSources) {
 
     public RestoreReport {
         predictedSeconds = Map.copyOf(predictedSeconds);
+        linkSources = Map.copyOf(linkSources);
     }
 
     /** The prediction for the executed structure, 0 when nothing had to be fetched. */
@@ -58,13 +62,15 @@ public record RestoreReport(
                 .collect(Collectors.joining(", "));
         return String.format(Locale.ROOT,
                 "sr3 restore of %s: %d bytes in %d blocks (%d local) from %d holder(s) by %s (%s; predicted %s), "
-                        + "predicted %s, actual %s, error %s; %d block(s) refetched from another replica, %d re-plan(s)%s",
+                        + "predicted %s, actual %s, error %s; %d block(s) refetched from another replica, %d re-plan(s)%s%s",
                 description, bytes, blocks, localBlocks, holders, name(structure),
                 requested == null ? "auto" : "forced " + name(requested),
                 predictions.isEmpty() ? "nothing remote" : predictions,
                 seconds(predicted()), seconds(actualSeconds),
                 Double.isNaN(predictionError()) ? "n/a" : String.format(Locale.ROOT, "%.0f%%", 100 * predictionError()),
-                refetchedBlocks, replans, note == null ? "" : "; " + note);
+                refetchedBlocks, replans, note == null ? "" : "; " + note, linkSources.isEmpty() ? "" : "; links: "
+                        + linkSources.entrySet().stream().sorted(Map.Entry.comparingByKey())
+                                .map(e -> e.getKey() + " " + e.getValue()).collect(Collectors.joining(", ")));
     }
 
     private static String name(Structure structure) {

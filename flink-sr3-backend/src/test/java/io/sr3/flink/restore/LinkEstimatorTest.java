@@ -34,6 +34,20 @@ class LinkEstimatorTest {
     }
 
     @Test
+    void eachEstimateSaysWhenItWasMeasuredOrThatItIsTheDefault() {
+        long[] now = {0};
+        LinkEstimator estimator = new LinkEstimator(0.5, DEFAULT, () -> now[0]);
+        assertThat(estimator.source("h0")).isEqualTo("rate default, round trip default");
+
+        estimator.recordRoundTrip("h0", Duration.ofMillis(1));
+        now[0] += Duration.ofSeconds(5).toNanos();
+        estimator.recordTransfer("h0", 10_000_000, Duration.ofMillis(100));
+        now[0] += Duration.ofSeconds(2).toNanos();
+
+        assertThat(estimator.source("h0")).isEqualTo("rate measured 2 s ago, round trip measured 7 s ago");
+    }
+
+    @Test
     void roundTripsAreAveragedSeparately() {
         LinkEstimator estimator = new LinkEstimator(0.25, DEFAULT);
         estimator.recordRoundTrip("h1", Duration.ofMillis(40));
