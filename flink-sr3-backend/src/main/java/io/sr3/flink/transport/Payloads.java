@@ -329,6 +329,9 @@ public final class Payloads {
         int count = count(buffer, 1 + 2, "CHECK_BLOCKS answer");
         List<BlockState> states = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
+            if (!buffer.hasRemaining()) {
+                throw new IllegalArgumentException("CHECK_BLOCKS answer ends before entry " + i + " of " + count);
+            }
             int state = buffer.get() & 0xFF;
             if (state > 2) {
                 throw new IllegalArgumentException("CHECK_BLOCKS answer entry " + i + " has unknown state " + state);
