@@ -7,7 +7,6 @@ import io.sr3.flink.ring.Member;
 import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockNotFoundException;
 import io.sr3.flink.store.BlockStore;
-import io.sr3.flink.transport.Payloads;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -239,7 +238,7 @@ final class ReplicaRepairer implements Runnable {
             return;
         }
         Manifest manifest = versions.newest();
-        Map<String, Map<String, BlockStore.Presence>> found = check ? askHolders(manifest) : Map.of();
+        HolderCheck found = check ? HolderCheck.ask(node, manifest) : HolderCheck.NONE;
         List<Manifest.BlockRef> blocks = new ArrayList<>(manifest.blocks().size());
         boolean changed = false;
         for (Manifest.BlockRef block : manifest.blocks()) {
@@ -249,7 +248,7 @@ final class ReplicaRepairer implements Runnable {
                 if (!node.membership().isLive(holder)) {
                     continue;
                 }
-                BlockStore.Presence presence = found.getOrDefault(holder.nodeId(), Map.of()).get(block.key());
+                BlockStore.Presence presence = found.of(holder, block.key());
                 if (presence == null || presence.state() == BlockStore.Presence.State.INTACT) {
                     live.add(holder); // intact, or no answer: counts as without the check
                 } else {
@@ -262,7 +261,8 @@ final class ReplicaRepairer implements Runnable {
                 continue;
             }
             boolean lostEverywhere = live.isEmpty() && lacking.size() == block.holders().size();
-            if (!lacking.isEmpty()) {
+            if (!lacking.isEmpty() && !failureLogged.contains("lost " + block.key())) {
+                // A lost block stays listed as it was: its replicas count once, not at every check.
                 node.metrics().missingReplicasFound.addAndGet(lacking.size());
                 if (!lostEverywhere) {
                     LOG.warn("[{}] replica repair check: block {} of {} has no intact copy on {}; re-creating it from "
@@ -316,43 +316,6 @@ final class ReplicaRepairer implements Runnable {
                 counts.copiedManifests++;
             }
         }
-    }
-
-    /**
-     * Asks every live holder of {@code manifest}'s blocks which of them it holds intact, one
-     * request per holder, all at once: node id -> block key -> what the holder answered. A holder
-     * that does not answer (down, or of a build without {@code CHECK_BLOCKS}) is left out.
-     */
-    private Map<String, Map<String, BlockStore.Presence>> askHolders(Manifest manifest) {
-        Map<String, Member> holders = new LinkedHashMap<>();
-        Map<String, List<Payloads.ExpectedBlock>> asked = new LinkedHashMap<>();
-        for (Manifest.BlockRef block : manifest.blocks()) {
-            for (Member holder : block.holders()) {
-                if (node.membership().isLive(holder)) {
-                    holders.putIfAbsent(holder.nodeId(), holder);
-                    asked.computeIfAbsent(holder.nodeId(), id -> new ArrayList<>())
-                            .add(new Payloads.ExpectedBlock(block.key(), block.length(), block.crc32c()));
-                }
-            }
-        }
-        Map<String, CompletableFuture<List<BlockStore.Presence>>> answers = new LinkedHashMap<>();
-        asked.forEach((id, blocks) -> answers.put(id, node.storage().checkBlocks(holders.get(id), blocks)));
-        Map<String, Map<String, BlockStore.Presence>> found = new java.util.HashMap<>();
-        for (Map.Entry<String, CompletableFuture<List<BlockStore.Presence>>> answer : answers.entrySet()) {
-            List<Payloads.ExpectedBlock> blocks = asked.get(answer.getKey());
-            try {
-                List<BlockStore.Presence> states = RingStorage.await(answer.getValue());
-                Map<String, BlockStore.Presence> byKey = new java.util.HashMap<>();
-                for (int i = 0; i < blocks.size(); i++) {
-                    byKey.put(blocks.get(i).key(), states.get(i));
-                }
-                found.put(answer.getKey(), byKey);
-            } catch (IOException e) {
-                LOG.debug("[{}] {} did not answer the repair check of {}: {}", node.self().id(),
-                        holders.get(answer.getKey()).id(), manifest.path(), e.getMessage());
-            }
-        }
-        return found;
     }
 
     /** Whether two holder lists name the same nodes, in any order. */

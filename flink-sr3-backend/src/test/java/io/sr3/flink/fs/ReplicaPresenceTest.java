@@ -174,6 +174,23 @@ class ReplicaPresenceTest {
         assertThat(read()).isEqualTo(data);
     }
 
+    @Test
+    void checksOfAHealthyFileReadNoBlockDataAndCopyNothing() throws Exception {
+        long readBefore = ring.nodes().stream().mapToLong(n -> n.metrics().bytesRead.get()).sum();
+        long scansBefore = ring.nodes().stream().mapToLong(n -> n.metrics().repairScans.get()).sum();
+        for (int round = 0; round < 5; round++) {
+            repairers.forEach(ReplicaRepairer::run);
+        }
+        long read = ring.nodes().stream().mapToLong(n -> n.metrics().bytesRead.get()).sum() - readBefore;
+        assertThat(ring.nodes().stream().mapToLong(n -> n.metrics().repairScans.get()).sum() - scansBefore)
+                .as("every run a check scan").isGreaterThanOrEqualTo(15);
+        assertThat(read).as("bytes read by 15 check scans of a file of %d bytes: its manifest's copies only",
+                data.length).isLessThan(BLOCK);
+        assertThat(missingReplicasFound()).isZero();
+        assertThat(ring.nodes().stream().mapToLong(n -> n.metrics().blocksReReplicated.get()).sum()).isZero();
+        assertThat(lostBlocks()).isZero();
+    }
+
     /** Runs the repairers until the manifest lists two holders of {@code block} that hold it intact, data included. */
     private void awaitRepaired(FileBlock block) {
         TestingRing.awaitCondition(() -> {
