@@ -30,7 +30,8 @@ import java.util.function.LongSupplier;
  * its key, file and reason and counted in {@link NodeMetrics#corruptBlocksFound}. From then on
  * the node answers that it does not hold the block, so reads go to another replica and the
  * repairing node of its file re-creates it at its next check. A read that fails for another
- * reason (an I/O error) is logged, never acted on, and tried again in the next pass.
+ * reason (an I/O error) is logged, never acted on, and tried again in the next pass. (A peer's
+ * {@code GET_BLOCK} that finds a block damaged moves it aside at once, the same way.)
  */
 @NotThreadSafe
 public final class BlockScrubber implements Runnable {

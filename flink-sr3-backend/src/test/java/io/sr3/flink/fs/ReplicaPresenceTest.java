@@ -131,6 +131,28 @@ class ReplicaPresenceTest {
     }
 
     @Test
+    void aDamagedBlockThatAPeerAsksForIsMovedAsideAtOnceAndReCreated() throws Exception {
+        FileBlock block = fs.fileBlocks(file).get(0);
+        RingNode holder = holderOtherThanNode0(block);
+        java.nio.file.Path blockFile = holder.store().directory().resolve(block.key());
+        try (RandomAccessFile raf = new RandomAccessFile(blockFile.toFile(), "rw")) {
+            raf.seek(Files.size(blockFile) - 1);
+            int b = raf.read();
+            raf.seek(Files.size(blockFile) - 1);
+            raf.write(b ^ 0x01);
+        }
+
+        assertThatThrownBy(() -> io.sr3.flink.node.RingStorage.await(ring.node(0).get(holder.self(), block.key())))
+                .hasMessageContaining("CRC32C mismatch");
+        assertThat(holder.metrics().corruptBlocksFound.get()).as("found by the read, no scrub ran").isEqualTo(1);
+        assertThat(holder.store().contains(block.key())).isFalse();
+        assertThat(Files.exists(holder.store().quarantined(block.key()))).isTrue();
+
+        awaitRepaired(block);
+        assertThat(read()).isEqualTo(data);
+    }
+
+    @Test
     void aTruncatedBlockFileIsFoundFromItsHeaderAndReCreated() throws Exception {
         FileBlock block = fs.fileBlocks(file).get(2);
         RingNode holder = holderOtherThanNode0(block);
