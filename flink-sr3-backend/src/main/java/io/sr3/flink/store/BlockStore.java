@@ -378,7 +378,7 @@ public final class BlockStore {
      * from the first {@value #HEADER_SIZE} bytes and the file's size only, so a holder can answer
      * for many blocks without reading their data. A header that matches does not prove the data
      * (that is what {@link #read} and the scrubber check); a block that fails here fails {@link
-     * #read} too.
+     * #get(String, int, int)} too.
      *
      * @param state {@link State#INTACT} when the header matches the expected length and CRC32C
      *     and the file holds that many bytes
