@@ -40,6 +40,9 @@ final class RingMetrics {
         gauge(group, "bytesReReplicated", node -> node.metrics().bytesReReplicated.get());
         gauge(group, "orphanBlocksSwept", node -> node.metrics().orphanBlocksSwept.get());
         gauge(group, "orphanBytesSwept", node -> node.metrics().orphanBytesSwept.get());
+        gauge(group, "corruptBlocksFound", node -> node.metrics().corruptBlocksFound.get());
+        gauge(group, "missingReplicasFound", node -> node.metrics().missingReplicasFound.get());
+        gauge(group, "lostBlocks", node -> node.metrics().lostBlocks.get());
         registerRestore(group.addGroup("restore"));
     }
 

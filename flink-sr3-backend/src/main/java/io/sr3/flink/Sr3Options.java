@@ -161,6 +161,36 @@ public final class Sr3Options {
                             + "returns within this time (a long GC pause, a restart) costs no copying; '0 ms' repairs "
                             + "at once.");
 
+    public static final ConfigOption<Duration> REPAIR_CHECK_INTERVAL =
+            ConfigOptions.key("sr3.repair.check-interval")
+                    .durationType()
+                    .defaultValue(DurabilitySettings.DEFAULT_REPAIR_CHECK_INTERVAL)
+                    .withDescription("How often, even on a steady ring, the storage node that repairs a file asks "
+                            + "every node its manifest names whether it still holds an intact copy of each block "
+                            + "(from the block's header: present, length and CRC32C as the manifest records them; no "
+                            + "block data is read or sent). A copy that is missing or damaged (deleted by hand, "
+                            + "truncated, moved aside by the scrubber, see sr3.scrub.bandwidth) is re-created from an "
+                            + "intact one as after a node loss (sr3.repair.interval), and the manifest lists the "
+                            + "holders that really have it.");
+
+    public static final ConfigOption<MemorySize> SCRUB_BANDWIDTH =
+            ConfigOptions.key("sr3.scrub.bandwidth")
+                    .memoryType()
+                    .defaultValue(MemorySize.parse("4mb"))
+                    .withDescription("Bytes per second each storage node reads to verify its own blocks (header and "
+                            + "CRC32C of the data), one block after another. A block that fails is moved aside (to "
+                            + ".corrupt-<key> in sr3.store.dir), logged and counted in corruptBlocksFound; it is never "
+                            + "served again, and replica repair re-creates it within sr3.repair.check-interval. '0 b' "
+                            + "turns the scrubber off.");
+
+    public static final ConfigOption<Duration> SCRUB_INTERVAL =
+            ConfigOptions.key("sr3.scrub.interval")
+                    .durationType()
+                    .defaultValue(DurabilitySettings.DEFAULT_SCRUB_INTERVAL)
+                    .withDescription("How often a scrub pass over every block of a node's store starts, at most. A "
+                            + "pass that takes longer at sr3.scrub.bandwidth (store size / bandwidth) is followed by "
+                            + "the next one at once.");
+
     public static final ConfigOption<MemorySize> BLOCK_SIZE =
             ConfigOptions.key("sr3.block.size")
                     .memoryType()
@@ -275,8 +305,9 @@ public final class Sr3Options {
     public static List<ConfigOption<?>> all() {
         List<ConfigOption<?>> all = new ArrayList<>(List.of(WORKING_STATE, RING_HOST, RING_PORT, RING_SEEDS,
                 REPLICATION_FACTOR, MIN_REPLICAS, RING_CLUSTER_ID, RING_ZONE, RING_ROLE, RING_VIRTUAL_NODES, FAILURE_DETECTOR_INTERVAL,
-                FAILURE_DETECTOR_TIMEOUT, REPAIR_INTERVAL, REPAIR_DELAY, BLOCK_SIZE, STORE_DIR, STORE_FSYNC,
-                STORE_MAX_SIZE, ORPHAN_GRACE_PERIOD, TOMBSTONE_RETENTION, TRANSPORT_SECRET));
+                FAILURE_DETECTOR_TIMEOUT, REPAIR_INTERVAL, REPAIR_DELAY, REPAIR_CHECK_INTERVAL, SCRUB_BANDWIDTH,
+                SCRUB_INTERVAL, BLOCK_SIZE, STORE_DIR, STORE_FSYNC, STORE_MAX_SIZE, ORPHAN_GRACE_PERIOD,
+                TOMBSTONE_RETENTION, TRANSPORT_SECRET));
         all.addAll(Sr3SecurityOptions.all());
         all.addAll(List.of(MAX_FRAME_SIZE, REQUEST_TIMEOUT, RESTORE_STRATEGY, RESTORE_TREE_FAN_IN,
                 RESTORE_MAX_CONCURRENT_FETCHES, RESTORE_PREFETCH_MAX_SIZE));
@@ -347,6 +378,11 @@ public final class Sr3Options {
         check(repairDelay != null && !repairDelay.isNegative(), REPAIR_DELAY, raw, "must not be negative");
         Duration tombstoneRetention = get(config, raw, TOMBSTONE_RETENTION);
         check(isPositive(tombstoneRetention), TOMBSTONE_RETENTION, raw, "must be a positive duration");
+        Duration repairCheckInterval = get(config, raw, REPAIR_CHECK_INTERVAL);
+        check(isPositive(repairCheckInterval), REPAIR_CHECK_INTERVAL, raw, "must be a positive duration");
+        MemorySize scrubBandwidth = get(config, raw, SCRUB_BANDWIDTH);
+        Duration scrubInterval = get(config, raw, SCRUB_INTERVAL);
+        check(isPositive(scrubInterval), SCRUB_INTERVAL, raw, "must be a positive duration");
         long storeMaxBytes = Long.MAX_VALUE;
         if (config.getOptional(STORE_MAX_SIZE).isPresent() || raw.containsKey(STORE_MAX_SIZE.key())) {
             MemorySize max = get(config, raw, STORE_MAX_SIZE);
@@ -385,7 +421,8 @@ public final class Sr3Options {
                 storeMaxBytes,
                 orphanGrace,
                 new RestoreSettings(strategy.forced(), fanIn, fetches, prefetch.getBytes()),
-                new DurabilitySettings(minReplicas, repairDelay, tombstoneRetention, clusterId(config, raw)));
+                new DurabilitySettings(minReplicas, repairDelay, tombstoneRetention, clusterId(config, raw),
+                        repairCheckInterval, scrubBandwidth.getBytes(), scrubInterval));
     }
 
     /**

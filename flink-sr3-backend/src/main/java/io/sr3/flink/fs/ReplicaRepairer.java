@@ -6,9 +6,11 @@ import io.sr3.flink.ring.ConsistentHash;
 import io.sr3.flink.ring.Member;
 import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockNotFoundException;
+import io.sr3.flink.store.BlockStore;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.annotation.Nullable;
 import javax.annotation.concurrent.NotThreadSafe;
 
 import java.io.IOException;
@@ -45,6 +47,21 @@ import java.util.concurrent.CompletableFuture;
  * a short file another node repairs counts it as work until that rewrite reaches its copy. A
  * manifest whose own copies fell under the factor is copied to its placement as well.
  *
+ * <p><b>Presence, not belief.</b> Every {@code sr3.repair.check-interval}, even on a steady ring,
+ * a scan is a <i>check</i>: for each file it repairs, the node asks every live holder its
+ * manifest names, in one {@code CHECK_BLOCKS} request per holder, whether it holds an intact copy
+ * of each block, judged by the block's header alone (present, the recorded length and CRC32C,
+ * the file as long as its header says), so a check reads no block data and costs one round trip
+ * per holder and file. The data itself is verified by each node's {@link
+ * io.sr3.flink.node.BlockScrubber}, which moves a damaged block aside, so its holder answers
+ * "missing" at the next check. A holder that answers missing or corrupt no longer counts: the
+ * block is copied from an intact replica as if that holder had left, and the rewritten manifest
+ * no longer lists it (unless the block is still short, when only holders that are away stay
+ * listed). A holder that does not answer still counts, as it would without the check. A block
+ * that no recorded holder has intact is searched on every node once per check; if none has it,
+ * it is logged at WARN and counted in {@code lostBlocks}, and its manifest is left as it is so
+ * that {@code fsck} and readers name it. Scans between checks trust the manifests.
+ *
  * <p>Joins need no work: readers find blocks through the holders a manifest records, so data
  * stays where it is and new writes use the new ring; ownership moves lazily and checkpoints are
  * never blocked.
@@ -61,6 +78,11 @@ final class ReplicaRepairer implements Runnable {
     private final RingNode node;
     private final ManifestStore manifests;
     private final long startedNanos;
+    private final java.util.function.LongSupplier nanoClock;
+    /** When the latest check scan started. */
+    private long lastCheckNanos;
+    /** Blocks without an intact replica found by the check in progress. */
+    private long lostInCheck;
     /** Manifests and blocks whose failure was logged already: a scan repeats every interval, its log must not. */
     private final Set<String> failureLogged = new HashSet<>();
     private final Set<String> delayLogged = new HashSet<>();
@@ -71,8 +93,15 @@ final class ReplicaRepairer implements Runnable {
     private volatile List<Member> cleanMembers;
 
     ReplicaRepairer(RingNode node) {
+        this(node, System::nanoTime);
+    }
+
+    /** @param nanoClock the time that decides when the repair delay is over and a check is due */
+    ReplicaRepairer(RingNode node, java.util.function.LongSupplier nanoClock) {
         this.node = node;
-        this.startedNanos = System.nanoTime();
+        this.nanoClock = nanoClock;
+        this.startedNanos = nanoClock.getAsLong();
+        this.lastCheckNanos = startedNanos;
         this.manifests = new ManifestStore(node);
         this.cleanMembers = List.of(); // the first run always scans: the node may restart with old manifests
     }
@@ -90,10 +119,12 @@ final class ReplicaRepairer implements Runnable {
     @Override
     public void run() {
         List<Member> members = node.membership().members();
-        if (members.equals(cleanMembers)) {
+        long now = nanoClock.getAsLong();
+        boolean check = now - lastCheckNanos >= node.config().durability().repairCheckInterval().toNanos();
+        if (members.equals(cleanMembers) && !check) {
             return;
         }
-        if (System.nanoTime() - startedNanos < node.config().durability().repairDelay().toNanos()) {
+        if (now - startedNanos < node.config().durability().repairDelay().toNanos()) {
             return; // just started: the ring may still be forming (after a restart of every node, most holders are missing)
         }
         List<Membership.Departure> recent = node.membership().departedWithin(node.config().durability().repairDelay());
@@ -106,7 +137,12 @@ final class ReplicaRepairer implements Runnable {
             return;
         }
         try {
-            long remaining = scan(node.membership().ring());
+            lostInCheck = 0;
+            long remaining = scan(node.membership().ring(), check);
+            if (check) {
+                lastCheckNanos = now;
+                node.metrics().lostBlocks.set(lostInCheck);
+            }
             node.metrics().underReplicatedBlocks.set(remaining);
             node.metrics().repairScans.incrementAndGet();
             // If members changed during the scan, pending() stays true. A scan that left work must
@@ -118,8 +154,12 @@ final class ReplicaRepairer implements Runnable {
         }
     }
 
-    /** One pass over the local manifests; returns the blocks still under the factor. */
-    private long scan(ConsistentHash ring) throws IOException {
+    /**
+     * One pass over the local manifests; returns the blocks still under the factor.
+     *
+     * @param check whether to ask holders which blocks they really hold
+     */
+    private long scan(ConsistentHash ring, boolean check) throws IOException {
         int wanted = Math.min(node.config().replicationFactor(), ring.size());
         Counts counts = new Counts();
         for (String key : node.store().keys("m-")) {
@@ -127,7 +167,7 @@ final class ReplicaRepairer implements Runnable {
                 break;
             }
             try {
-                repairFile(key, ring, wanted, counts);
+                repairFile(key, ring, wanted, counts, check);
             } catch (IOException | RuntimeException e) {
                 // One bad manifest must not stop the repair of every other file.
                 counts.remaining++;
@@ -152,7 +192,8 @@ final class ReplicaRepairer implements Runnable {
         long copiedManifests;
     }
 
-    private void repairFile(String key, ConsistentHash ring, int wanted, Counts counts) throws IOException {
+    private void repairFile(String key, ConsistentHash ring, int wanted, Counts counts, boolean check)
+            throws IOException {
         byte[] encoded;
         try {
             encoded = node.store().get(key);
@@ -197,32 +238,58 @@ final class ReplicaRepairer implements Runnable {
             return;
         }
         Manifest manifest = versions.newest();
+        HolderCheck found = check ? HolderCheck.ask(node, manifest) : HolderCheck.NONE;
         List<Manifest.BlockRef> blocks = new ArrayList<>(manifest.blocks().size());
         boolean changed = false;
         for (Manifest.BlockRef block : manifest.blocks()) {
             List<Member> live = new ArrayList<>();
+            Map<String, String> lacking = new LinkedHashMap<>();
             for (Member holder : block.holders()) {
-                if (node.membership().isLive(holder)) {
-                    live.add(holder);
+                if (!node.membership().isLive(holder)) {
+                    continue;
+                }
+                BlockStore.Presence presence = found.of(holder, block.key());
+                if (presence == null || presence.state() == BlockStore.Presence.State.INTACT) {
+                    live.add(holder); // intact, or no answer: counts as without the check
+                } else {
+                    lacking.put(holder.id(), presence.state().name().toLowerCase(java.util.Locale.ROOT)
+                            + " (" + presence.detail() + ")");
                 }
             }
-            if (live.size() >= wanted) {
+            if (live.size() >= wanted && lacking.isEmpty()) {
                 blocks.add(block);
                 continue;
             }
-            List<Member> repaired = repair(manifest, block, live, ring, wanted);
+            boolean lostEverywhere = live.isEmpty() && lacking.size() == block.holders().size();
+            if (!lacking.isEmpty() && !failureLogged.contains("lost " + block.key())) {
+                // A lost block stays listed as it was: its replicas count once, not at every check.
+                node.metrics().missingReplicasFound.addAndGet(lacking.size());
+                if (!lostEverywhere) {
+                    LOG.warn("[{}] replica repair check: block {} of {} has no intact copy on {}; re-creating it from "
+                            + "an intact replica", node.self().id(), block.key(), manifest.path(), lacking);
+                }
+            }
+            List<Member> repaired = live.size() >= wanted
+                    ? new ArrayList<>(live)
+                    : repair(manifest, block, live, ring, wanted, lostEverywhere ? lacking : null);
             boolean copied = repaired.size() > live.size();
+            if (repaired.isEmpty() && lostEverywhere) {
+                lostInCheck++;
+                blocks.add(block); // nothing to list instead: fsck and readers keep naming it
+                continue;
+            }
             if (repaired.size() < wanted) {
                 counts.remaining++;
                 // Holders that are not live now may be on their way back (a restart of the whole
-                // cluster): while the block is short, they stay listed.
+                // cluster): while the block is short, they stay listed; holders that answered
+                // they lack it do not.
                 for (Member holder : block.holders()) {
-                    if (!holder.isIn(repaired)) {
+                    if (!holder.isIn(repaired) && !lacking.containsKey(holder.id())) {
                         repaired.add(holder);
                     }
                 }
             }
-            if (copied || repaired.size() < block.holders().size()) {
+            if (copied || !sameNodes(repaired, block.holders())) {
                 changed = true;
                 counts.repairedBlocks++;
             }
@@ -249,6 +316,19 @@ final class ReplicaRepairer implements Runnable {
                 counts.copiedManifests++;
             }
         }
+    }
+
+    /** Whether two holder lists name the same nodes, in any order. */
+    private static boolean sameNodes(List<Member> a, List<Member> b) {
+        if (a.size() != b.size()) {
+            return false;
+        }
+        for (Member m : a) {
+            if (!m.isIn(b)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /** Whether a block of {@code manifest} has fewer live holders than {@code wanted}. */
@@ -296,10 +376,34 @@ final class ReplicaRepairer implements Runnable {
         }
     }
 
-    /** Copies one block to new holders; returns the live holders afterwards. */
+    /**
+     * Copies one block to new holders; returns the live holders afterwards.
+     *
+     * @param lostOn when every recorded holder answered that it lacks the block, what each said;
+     *     the block is then looked for on every node, and reported as lost if none has it
+     */
     private List<Member> repair(Manifest manifest, Manifest.BlockRef block, List<Member> live, ConsistentHash ring,
-            int wanted) {
+            int wanted, @Nullable Map<String, String> lostOn) {
         List<Member> holders = new ArrayList<>(live);
+        if (lostOn != null) {
+            byte[] data;
+            try {
+                // No holder: readVerified asks every node in the key's ring order.
+                data = node.storage().readVerified(block.key(), block.length(), block.crc32c(), List.of(),
+                        "block " + block.key() + " of " + manifest.path() + " (repair)");
+            } catch (IOException e) {
+                if (!failureLogged.add("lost " + block.key())) {
+                    return holders; // logged at an earlier check; counted in lostBlocks at each
+                }
+                LOG.warn("[{}] block {} of {} is LOST: no recorded holder has an intact copy ({}) and no other node "
+                        + "has one ({}). The file cannot be read; a checkpoint that references it cannot be "
+                        + "restored", node.self().id(), block.key(), manifest.path(), lostOn, e.getMessage());
+                return holders;
+            }
+            LOG.warn("[{}] block {} of {}: no recorded holder has an intact copy ({}), but another node had one; "
+                    + "copying it", node.self().id(), block.key(), manifest.path(), lostOn);
+            return copy(manifest, block, data, holders, ring, wanted);
+        }
         if (live.isEmpty()) {
             if (failureLogged.add(block.key())) {
                 LOG.warn("[{}] block {} of {} has no live replica left; it cannot be repaired unless a holder returns",
@@ -315,6 +419,12 @@ final class ReplicaRepairer implements Runnable {
             LOG.debug("[{}] could not read {} for repair: {}", node.self().id(), block.key(), e.getMessage());
             return holders;
         }
+        return copy(manifest, block, data, holders, ring, wanted);
+    }
+
+    /** Stores {@code data} on placement targets of the block until {@code holders} has {@code wanted} nodes. */
+    private List<Member> copy(Manifest manifest, Manifest.BlockRef block, byte[] data, List<Member> holders,
+            ConsistentHash ring, int wanted) {
         for (Member target : ring.placement(block.key(), null, ring.size())) {
             if (holders.size() >= wanted) {
                 break;

@@ -1,5 +1,6 @@
 package io.sr3.flink.fs;
 
+import io.sr3.flink.node.BlockScrubber;
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.ring.Member;
@@ -350,7 +351,10 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
 
     // ------------------------------------------------------------------ helpers
 
-    /** This process's ring node, with replica repair and the orphan sweep running on it if it stores replicas. */
+    /**
+     * This process's ring node, with replica repair, the orphan sweep and the block scrubber
+     * running on it if it stores replicas.
+     */
     static RingNode node() throws IOException {
         RingNode node = LocalRing.current();
         if (!node.isClient()) {
@@ -359,11 +363,19 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
                 node.registerStat("auditUnderReplicatedBlocks", () -> repairer.audit()[0]);
                 node.registerStat("auditBlocksInOneZone", () -> repairer.audit()[1]);
                 node.reportRepairPendingFrom(repairer::pending);
+                node.registerStat("corruptBlocksFound", node.metrics().corruptBlocksFound::get);
+                node.registerStat("blocksScrubbed", node.metrics().blocksScrubbed::get);
+                node.registerStat("bytesScrubbed", node.metrics().bytesScrubbed::get);
+                node.registerStat("missingReplicasFound", node.metrics().missingReplicasFound::get);
+                node.registerStat("lostBlocks", node.metrics().lostBlocks::get);
                 return repairer;
             }, node.config().repairInterval());
             node.scheduleMaintenance(OrphanSweeper.TASK_NAME,
                     () -> new OrphanSweeper(node, System::currentTimeMillis, System::nanoTime),
                     node.config().orphanGracePeriod());
+            if (node.config().durability().scrubBandwidth() > 0) {
+                node.scheduleMaintenance(BlockScrubber.TASK_NAME, () -> new BlockScrubber(node), BlockScrubber.TICK);
+            }
         }
         return node;
     }

@@ -39,4 +39,17 @@ public final class NodeMetrics {
     public final AtomicLong orphanBytesSwept = new AtomicLong();
     /** Completed repair scans. */
     public final AtomicLong repairScans = new AtomicLong();
+    /** Blocks of this node's store that the scrubber found damaged and moved aside. */
+    public final AtomicLong corruptBlocksFound = new AtomicLong();
+    /** Blocks the scrubber verified (header and CRC32C of the data). */
+    public final AtomicLong blocksScrubbed = new AtomicLong();
+    /** Bytes of {@link #blocksScrubbed}. */
+    public final AtomicLong bytesScrubbed = new AtomicLong();
+    /** Replicas that a manifest lists but whose holder answered a repair check that it has no intact copy. */
+    public final AtomicLong missingReplicasFound = new AtomicLong();
+    /**
+     * Blocks of files this node repairs of which no recorded holder had an intact copy at its
+     * latest repair check, and no other node either: lost unless a holder that is away returns.
+     */
+    public final AtomicLong lostBlocks = new AtomicLong();
 }

@@ -104,6 +104,8 @@ final class NodeRequestHandler implements RequestHandler {
                     node.store().delete(Payloads.utf8(request.payload()));
                     yield ok();
                 }
+                case CHECK_BLOCKS -> data(Payloads.blockStates(RingStorage.presence(node.store(),
+                        Payloads.checkBlocks(request.payload()))));
                 case LIST_KEYS -> data(Payloads.stringList(node.store().keys(Payloads.utf8(request.payload()))));
                 case STATS -> data(Payloads.longMap(node.stats()));
                 case PING -> {
@@ -127,6 +129,9 @@ final class NodeRequestHandler implements RequestHandler {
             return error(ErrorCode.NOT_FOUND, e.getMessage());
         } catch (CorruptBlockException e) {
             LOG.warn("[{}] refusing to serve a corrupt block to {}: {}", node.self().id(), remote, e.getMessage());
+            if (request.type() == MessageType.GET_BLOCK) {
+                quarantine(Payloads.utf8(request.payload()));
+            }
             return error(ErrorCode.CORRUPT, e.getMessage());
         } catch (IllegalArgumentException | java.nio.BufferUnderflowException e) {
             return error(ErrorCode.BAD_REQUEST, String.valueOf(e.getMessage()));
@@ -137,6 +142,25 @@ final class NodeRequestHandler implements RequestHandler {
             LOG.warn("[{}] {} from {} failed", node.self().id(), request.type(), remote, e);
             return error(request.type() == MessageType.PUT_BLOCK || request.type() == MessageType.COMPARE_AND_PUT
                     ? ErrorCode.STORE_FAILED : ErrorCode.INTERNAL, e.getMessage());
+        }
+    }
+
+    /**
+     * Moves a block a read found damaged out of the store at once, as the scrubber would (see
+     * {@link BlockScrubber}), so the next presence check re-creates it instead of waiting for the
+     * scrub pass to get there.
+     */
+    private void quarantine(String key) {
+        try {
+            String why = node.store().quarantineIfCorrupt(key);
+            if (why != null) {
+                node.metrics().corruptBlocksFound.incrementAndGet();
+                LOG.warn("[{}] block {} in file {} is corrupt ({}); moved to {}. It is never served again; replica "
+                        + "repair re-creates it from an intact replica", node.self().id(), key,
+                        node.store().directory().resolve(key), why, node.store().quarantined(key));
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.warn("[{}] could not move the corrupt block {} aside: {}", node.self().id(), key, e.toString());
         }
     }
 

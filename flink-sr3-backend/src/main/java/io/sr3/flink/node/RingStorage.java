@@ -4,9 +4,12 @@ import io.sr3.flink.ring.ConsistentHash;
 import io.sr3.flink.ring.Member;
 import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockNotFoundException;
+import io.sr3.flink.store.BlockStore;
 import io.sr3.flink.transport.Crc32c;
 import io.sr3.flink.transport.ErrorCode;
 import io.sr3.flink.transport.Frame;
+import io.sr3.flink.transport.MessageType;
+import io.sr3.flink.transport.Payloads;
 import io.sr3.flink.transport.RemoteException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -343,6 +346,64 @@ public final class RingStorage {
             LOG.warn("[{}] listing {} skipped unreachable nodes: {}", node.self().id(), prefix, failures);
         }
         return found;
+    }
+
+    /**
+     * Asks one node whether it holds intact copies of {@code blocks}, from their headers alone
+     * (see {@link BlockStore#presence}): one {@link MessageType#CHECK_BLOCKS} request per {@value
+     * Payloads#MAX_CHECKED_BLOCKS} blocks, and no block data read or sent. This node's own store
+     * is asked directly, on the calling thread.
+     *
+     * @return one entry per block, in order; fails (in the future) when the node does not answer
+     */
+    public CompletableFuture<List<BlockStore.Presence>> checkBlocks(Member target, List<Payloads.ExpectedBlock> blocks) {
+        if (target.sameNode(node.self())) {
+            try {
+                List<BlockStore.Presence> found = new ArrayList<>(blocks.size());
+                for (Payloads.BlockState state : presence(node.store(), blocks)) {
+                    found.add(toPresence(state));
+                }
+                return CompletableFuture.completedFuture(found);
+            } catch (IOException e) {
+                return CompletableFuture.failedFuture(e);
+            }
+        }
+        List<CompletableFuture<List<Payloads.BlockState>>> parts = new ArrayList<>();
+        for (int from = 0; from < blocks.size(); from += Payloads.MAX_CHECKED_BLOCKS) {
+            List<Payloads.ExpectedBlock> part = blocks.subList(from, Math.min(blocks.size(), from + Payloads.MAX_CHECKED_BLOCKS));
+            parts.add(node.client().request(target.address(), MessageType.CHECK_BLOCKS, Payloads.checkBlocks(part))
+                    .thenApply(answer -> {
+                        List<Payloads.BlockState> states = Payloads.blockStates(answer.payload());
+                        if (states.size() != part.size()) {
+                            throw new CompletionException(new IOException(target.id() + " answered CHECK_BLOCKS of "
+                                    + part.size() + " blocks with " + states.size() + " states"));
+                        }
+                        return states;
+                    }));
+        }
+        return CompletableFuture.allOf(parts.toArray(new CompletableFuture[0])).thenApply(ignored -> {
+            List<BlockStore.Presence> found = new ArrayList<>(blocks.size());
+            for (CompletableFuture<List<Payloads.BlockState>> part : parts) {
+                for (Payloads.BlockState state : part.join()) {
+                    found.add(toPresence(state));
+                }
+            }
+            return found;
+        });
+    }
+
+    /** What {@code store} holds of each expected block, from headers alone: the answer to a {@code CHECK_BLOCKS}. */
+    static List<Payloads.BlockState> presence(BlockStore store, List<Payloads.ExpectedBlock> blocks) throws IOException {
+        List<Payloads.BlockState> states = new ArrayList<>(blocks.size());
+        for (Payloads.ExpectedBlock block : blocks) {
+            BlockStore.Presence presence = store.presence(block.key(), block.length(), block.crc32c());
+            states.add(new Payloads.BlockState(presence.state().ordinal(), presence.detail()));
+        }
+        return states;
+    }
+
+    private static BlockStore.Presence toPresence(Payloads.BlockState state) {
+        return new BlockStore.Presence(BlockStore.Presence.State.values()[state.state()], state.detail());
     }
 
     /** Reads of one blob, by a holder or any node, as tried by {@link #readVerified}. */

@@ -59,6 +59,8 @@ public final class BlockStore {
     static final byte VERSION = 1;
     static final int HEADER_SIZE = 4 + 1 + 8 + 4;
     private static final String TEMP_PREFIX = ".tmp-";
+    /** Where {@link #quarantineIfCorrupt} moves a damaged block: a name no key can have, so nothing serves or lists it. */
+    static final String QUARANTINE_PREFIX = ".corrupt-";
     private static final Pattern VALID_KEY = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,199}");
 
     private static final Set<PosixFilePermission> OWNER_ONLY_DIRECTORY = PosixFilePermissions.fromString("rwx------");
@@ -105,7 +107,8 @@ public final class BlockStore {
             for (Path file : files) {
                 if (file.getFileName().toString().startsWith(TEMP_PREFIX)) {
                     Files.deleteIfExists(file);
-                } else if (!file.getFileName().toString().startsWith(NodeIdentity.FILE_PREFIX)) {
+                } else if (!file.getFileName().toString().startsWith(NodeIdentity.FILE_PREFIX)
+                        && !file.getFileName().toString().startsWith(QUARANTINE_PREFIX)) {
                     existing += Files.size(file);
                 }
             }
@@ -370,6 +373,101 @@ public final class BlockStore {
         }
     }
 
+    /**
+     * What a block's header says about it, compared with the content a manifest expects: read
+     * from the first {@value #HEADER_SIZE} bytes and the file's size only, so a holder can answer
+     * for many blocks without reading their data. A header that matches does not prove the data
+     * (that is what {@link #read} and the scrubber check); a block that fails here fails {@link
+     * #get(String, int, int)} too.
+     *
+     * @param state {@link State#INTACT} when the header matches the expected length and CRC32C
+     *     and the file holds that many bytes
+     * @param detail why the block is not intact, empty when it is
+     */
+    public record Presence(State state, String detail) {
+
+        /** Whether the block is there as expected. */
+        public enum State {
+            INTACT,
+            MISSING,
+            CORRUPT
+        }
+
+        public Presence {
+            java.util.Objects.requireNonNull(state, "state");
+            java.util.Objects.requireNonNull(detail, "detail");
+        }
+
+        static final Presence INTACT_BLOCK = new Presence(State.INTACT, "");
+    }
+
+    /** Checks a block's header and size against the expected content (see {@link Presence}); reads no data. */
+    public Presence presence(String key, int expectedLength, int expectedCrc32c) throws IOException {
+        Path file = fileOf(key);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            long fileSize = channel.size();
+            if (fileSize < HEADER_SIZE) {
+                return corrupt("file of " + fileSize + " bytes is shorter than the header");
+            }
+            ByteBuffer header = ByteBuffer.allocate(HEADER_SIZE);
+            readFully(channel, header);
+            header.flip();
+            int magic = header.getInt();
+            byte version = header.get();
+            long length = header.getLong();
+            int crc = header.getInt();
+            if (magic != MAGIC || version != VERSION) {
+                return corrupt(String.format("bad header (magic 0x%08x, version %d)", magic, version));
+            }
+            if (length != fileSize - HEADER_SIZE) {
+                return corrupt("header says " + length + " bytes, file holds " + (fileSize - HEADER_SIZE));
+            }
+            if (length != expectedLength || crc != expectedCrc32c) {
+                return corrupt(String.format("holds %d bytes with CRC32C 0x%08x, expected %d bytes with CRC32C 0x%08x",
+                        length, crc, expectedLength, expectedCrc32c));
+            }
+            return Presence.INTACT_BLOCK;
+        } catch (NoSuchFileException e) {
+            return new Presence(Presence.State.MISSING, "not in " + directory);
+        }
+    }
+
+    private static Presence corrupt(String why) {
+        return new Presence(Presence.State.CORRUPT, why);
+    }
+
+    /**
+     * Verifies a block again under its key's lock and, if it fails, moves its file out of the
+     * store (to {@code .corrupt-<key>} in the store directory, replacing an older quarantined copy
+     * of the key), so it is never served, listed or counted again and a later put of the key
+     * starts afresh. The moved file stays for the operator to inspect; its bytes no longer count
+     * towards {@link #bytesStored}.
+     *
+     * @return why the block failed verification, or null if it is intact or absent (nothing moved)
+     */
+    @Nullable
+    public String quarantineIfCorrupt(String key) throws IOException {
+        Path file = fileOf(key);
+        synchronized (lockOf(key)) {
+            try {
+                read(key);
+                return null;
+            } catch (BlockNotFoundException e) {
+                return null;
+            } catch (CorruptBlockException | java.io.EOFException e) {
+                long size = sizeOrZero(file);
+                Files.move(file, quarantined(key), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+                bytesStored.addAndGet(-size);
+                return e.getMessage();
+            }
+        }
+    }
+
+    /** Where {@link #quarantineIfCorrupt} puts a damaged block of {@code key}. */
+    public Path quarantined(String key) {
+        return directory.resolve(QUARANTINE_PREFIX + fileOf(key).getFileName());
+    }
+
     public boolean contains(String key) {
         return Files.exists(fileOf(key));
     }
@@ -395,7 +493,8 @@ public final class BlockStore {
         try (DirectoryStream<Path> files = Files.newDirectoryStream(directory, prefix.replace("*", "") + "*")) {
             for (Path file : files) {
                 String name = file.getFileName().toString();
-                if (!name.startsWith(TEMP_PREFIX) && !name.startsWith(NodeIdentity.FILE_PREFIX)) {
+                // No key starts with '.': temporary and quarantined files are not blocks.
+                if (!name.startsWith(".") && !name.startsWith(NodeIdentity.FILE_PREFIX)) {
                     keys.add(name);
                 }
             }

@@ -54,6 +54,16 @@ public enum MessageType {
      * (-1: absent) | found}.
      */
     COMPARE_AND_PUT(17),
+    /**
+     * Ask whether a node holds intact copies of blocks, from their headers alone (no block data is
+     * read or sent): replica repair's presence check. Payload: {@code count i32 | (keyLength u16 |
+     * key utf8 | length i32 | crc32c i32)*}, at most {@code Payloads#MAX_CHECKED_BLOCKS} entries.
+     * Answer: {@link #DATA} holding {@code count i32 | (state u8 (0 intact, 1 missing, 2 corrupt) |
+     * detailLength u16 | detail utf8)*}, one entry per requested block, in request order.
+     * Introduced within protocol version 2; a node of an earlier build closes the connection on it,
+     * which the asker treats as "no answer" (the holder still counts).
+     */
+    CHECK_BLOCKS(18),
 
     /** Success without a body. */
     OK(100),

@@ -251,6 +251,99 @@ public final class Payloads {
         return values;
     }
 
+    /** The most blocks one {@link MessageType#CHECK_BLOCKS} request asks about; callers split longer lists. */
+    public static final int MAX_CHECKED_BLOCKS = 1024;
+
+    /** One block a {@link MessageType#CHECK_BLOCKS} request asks about: the content a manifest expects. */
+    public record ExpectedBlock(String key, int length, int crc32c) {}
+
+    /** One entry of a {@link MessageType#CHECK_BLOCKS} answer: state 0 intact, 1 missing, 2 corrupt, and why. */
+    public record BlockState(int state, String detail) {}
+
+    /** {@code count i32 | (keyLength u16 | key utf8 | length i32 | crc32c i32)*}. */
+    public static byte[] checkBlocks(List<ExpectedBlock> blocks) {
+        if (blocks.size() > MAX_CHECKED_BLOCKS) {
+            throw new IllegalArgumentException("CHECK_BLOCKS of " + blocks.size() + " blocks; at most "
+                    + MAX_CHECKED_BLOCKS + " per request");
+        }
+        List<byte[]> keys = new ArrayList<>(blocks.size());
+        int size = 4;
+        for (ExpectedBlock block : blocks) {
+            byte[] key = utf8(block.key());
+            if (key.length > 0xFFFF) {
+                throw new IllegalArgumentException("Block key longer than 65535 bytes: " + block.key());
+            }
+            keys.add(key);
+            size += 2 + key.length + 8;
+        }
+        ByteBuffer buffer = ByteBuffer.allocate(size);
+        buffer.putInt(blocks.size());
+        for (int i = 0; i < blocks.size(); i++) {
+            buffer.putShort((short) keys.get(i).length).put(keys.get(i));
+            buffer.putInt(blocks.get(i).length()).putInt(blocks.get(i).crc32c());
+        }
+        return buffer.array();
+    }
+
+    public static List<ExpectedBlock> checkBlocks(byte[] payload) {
+        ByteBuffer buffer = ByteBuffer.wrap(payload);
+        int count = count(buffer, 2 + 8, "CHECK_BLOCKS request");
+        if (count > MAX_CHECKED_BLOCKS) {
+            throw new IllegalArgumentException("CHECK_BLOCKS request of " + count + " blocks; at most "
+                    + MAX_CHECKED_BLOCKS);
+        }
+        List<ExpectedBlock> blocks = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            String key = utf8(shortPrefixed(buffer, "CHECK_BLOCKS key " + i));
+            if (buffer.remaining() < 8) {
+                throw new IllegalArgumentException("CHECK_BLOCKS entry " + key + " has no length and CRC32C");
+            }
+            blocks.add(new ExpectedBlock(key, buffer.getInt(), buffer.getInt()));
+        }
+        if (buffer.hasRemaining()) {
+            throw new IllegalArgumentException("CHECK_BLOCKS request has " + buffer.remaining() + " trailing bytes");
+        }
+        return blocks;
+    }
+
+    /** {@code count i32 | (state u8 | detailLength u16 | detail utf8)*}; details are cut to 1,000 characters. */
+    public static byte[] blockStates(List<BlockState> states) {
+        List<byte[]> details = new ArrayList<>(states.size());
+        int size = 4;
+        for (BlockState state : states) {
+            String detail = state.detail();
+            byte[] bytes = utf8(detail.length() > 1000 ? detail.substring(0, 1000) : detail);
+            details.add(bytes);
+            size += 1 + 2 + bytes.length;
+        }
+        ByteBuffer buffer = ByteBuffer.allocate(size);
+        buffer.putInt(states.size());
+        for (int i = 0; i < states.size(); i++) {
+            buffer.put((byte) states.get(i).state()).putShort((short) details.get(i).length).put(details.get(i));
+        }
+        return buffer.array();
+    }
+
+    public static List<BlockState> blockStates(byte[] payload) {
+        ByteBuffer buffer = ByteBuffer.wrap(payload);
+        int count = count(buffer, 1 + 2, "CHECK_BLOCKS answer");
+        List<BlockState> states = new ArrayList<>(count);
+        for (int i = 0; i < count; i++) {
+            if (!buffer.hasRemaining()) {
+                throw new IllegalArgumentException("CHECK_BLOCKS answer ends before entry " + i + " of " + count);
+            }
+            int state = buffer.get() & 0xFF;
+            if (state > 2) {
+                throw new IllegalArgumentException("CHECK_BLOCKS answer entry " + i + " has unknown state " + state);
+            }
+            states.add(new BlockState(state, utf8(shortPrefixed(buffer, "CHECK_BLOCKS detail " + i))));
+        }
+        if (buffer.hasRemaining()) {
+            throw new IllegalArgumentException("CHECK_BLOCKS answer has " + buffer.remaining() + " trailing bytes");
+        }
+        return states;
+    }
+
     /** {@code errorCode u8 | message utf8}. */
     public static byte[] error(ErrorCode code, String message) {
         byte[] text = utf8(message);

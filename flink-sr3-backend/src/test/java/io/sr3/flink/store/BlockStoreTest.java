@@ -186,6 +186,54 @@ class BlockStoreTest {
                 .contains(storeDir.toString()).contains("rwxr-x---").contains("chmod");
     }
 
+    @Test
+    void presenceIsJudgedFromTheHeaderAndTheFileSizeAlone() throws Exception {
+        BlockStore store = new BlockStore(dir, false);
+        byte[] data = {1, 2, 3, 4, 5};
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(data);
+        int expected = (int) crc.getValue();
+        store.put("b-1", data);
+        assertThat(store.presence("b-1", 5, expected).state()).isEqualTo(BlockStore.Presence.State.INTACT);
+        assertThat(store.presence("b-1", 5, expected + 1).detail()).contains("expected 5 bytes");
+        assertThat(store.presence("b-1", 4, expected).state()).isEqualTo(BlockStore.Presence.State.CORRUPT);
+        assertThat(store.presence("b-2", 5, expected).state()).isEqualTo(BlockStore.Presence.State.MISSING);
+
+        try (RandomAccessFile file = new RandomAccessFile(dir.resolve("b-1").toFile(), "rw")) {
+            file.setLength(BlockStore.HEADER_SIZE + 3);
+        }
+        assertThat(store.presence("b-1", 5, expected)).satisfies(p -> {
+            assertThat(p.state()).isEqualTo(BlockStore.Presence.State.CORRUPT);
+            assertThat(p.detail()).isEqualTo("header says 5 bytes, file holds 3");
+        });
+        try (RandomAccessFile file = new RandomAccessFile(dir.resolve("b-1").toFile(), "rw")) {
+            file.setLength(3);
+        }
+        assertThat(store.presence("b-1", 5, expected).detail()).contains("shorter than the header");
+    }
+
+    @Test
+    void quarantineMovesOnlyADamagedBlockAsideAndItNeitherCountsNorListsAgain() throws Exception {
+        BlockStore store = new BlockStore(dir, false);
+        store.put("b-1", new byte[100]);
+        store.put("b-2", new byte[100]);
+        try (RandomAccessFile file = new RandomAccessFile(dir.resolve("b-1").toFile(), "rw")) {
+            file.seek(BlockStore.HEADER_SIZE + 50);
+            file.write(7);
+        }
+        assertThat(store.quarantineIfCorrupt("b-2")).as("intact").isNull();
+        assertThat(store.quarantineIfCorrupt("b-3")).as("absent").isNull();
+        assertThat(store.quarantineIfCorrupt("b-1")).contains("CRC32C mismatch");
+
+        assertThat(store.keys("")).containsExactly("b-2");
+        assertThat(store.contains("b-1")).isFalse();
+        assertThat(Files.exists(store.quarantined("b-1"))).isTrue();
+        assertThat(store.bytesStored()).isEqualTo(BlockStore.HEADER_SIZE + 100);
+        assertThat(new BlockStore(dir, false).bytesStored()).as("reopened").isEqualTo(BlockStore.HEADER_SIZE + 100);
+        store.put("b-1", new byte[] {9});
+        assertThat(store.get("b-1")).as("a later put starts afresh").containsExactly(9);
+    }
+
     private static boolean posix(Path path) {
         return path.getFileSystem().supportedFileAttributeViews().contains("posix");
     }

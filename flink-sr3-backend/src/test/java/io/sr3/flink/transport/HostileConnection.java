@@ -60,7 +60,7 @@ final class HostileConnection {
 
     private static final List<MessageType> REQUEST_TYPES = List.of(MessageType.PUT_BLOCK, MessageType.GET_BLOCK,
             MessageType.DELETE_BLOCK, MessageType.LIST_KEYS, MessageType.STATS, MessageType.PING,
-            MessageType.RELAY_BLOCK, MessageType.COMPARE_AND_PUT);
+            MessageType.RELAY_BLOCK, MessageType.COMPARE_AND_PUT, MessageType.CHECK_BLOCKS);
 
     private final Target target;
     private final RingNode node;

@@ -12,6 +12,25 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class PayloadsTest {
 
     @Test
+    void checkBlocksRequestsAndAnswersRoundTripAndHostileCountsAreRefused() {
+        java.util.List<Payloads.ExpectedBlock> asked = java.util.List.of(
+                new Payloads.ExpectedBlock("b-1", 10, -7), new Payloads.ExpectedBlock("b-2", 0, 0));
+        assertThat(Payloads.checkBlocks(Payloads.checkBlocks(asked))).isEqualTo(asked);
+        java.util.List<Payloads.BlockState> states = java.util.List.of(
+                new Payloads.BlockState(0, ""), new Payloads.BlockState(2, "header says 5 bytes, file holds 3"));
+        assertThat(Payloads.blockStates(Payloads.blockStates(states))).isEqualTo(states);
+
+        byte[] hostile = ByteBuffer.allocate(4).putInt(Integer.MAX_VALUE).array();
+        assertThatThrownBy(() -> Payloads.checkBlocks(hostile)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("claims " + Integer.MAX_VALUE);
+        assertThatThrownBy(() -> Payloads.blockStates(hostile)).isInstanceOf(IllegalArgumentException.class);
+        byte[] unknownState = ByteBuffer.allocate(7).putInt(1).put((byte) 9).putShort((short) 0).array();
+        assertThatThrownBy(() -> Payloads.blockStates(unknownState)).hasMessageContaining("unknown state 9");
+        byte[] trailing = Arrays.copyOf(Payloads.checkBlocks(asked), Payloads.checkBlocks(asked).length + 1);
+        assertThatThrownBy(() -> Payloads.checkBlocks(trailing)).hasMessageContaining("trailing");
+    }
+
+    @Test
     void compareAndPutRoundTripsAbsentValuesAndBytes() {
         Payloads.CompareAndPut decoded = Payloads.compareAndPut(Payloads.compareAndPut("m-1", null, new byte[] {7, 8}));
         assertThat(decoded.key()).isEqualTo("m-1");

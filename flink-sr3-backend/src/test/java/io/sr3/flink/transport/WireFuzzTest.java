@@ -76,6 +76,28 @@ class WireFuzzTest {
     }
 
     @Test
+    void checkBlocksRequests() throws Exception {
+        List<byte[]> valid = new ArrayList<>();
+        valid.add(Payloads.checkBlocks(List.of()));
+        List<Payloads.ExpectedBlock> blocks = new ArrayList<>();
+        for (String key : keys()) {
+            blocks.add(new Payloads.ExpectedBlock(key, key.length() * 11, key.hashCode()));
+            valid.add(Payloads.checkBlocks(List.copyOf(blocks)));
+        }
+        new Fuzzer("Payloads.checkBlocks").valid(valid).refusesWith(IllegalArgumentException.class)
+                .run(Payloads::checkBlocks);
+    }
+
+    @Test
+    void checkBlocksAnswers() throws Exception {
+        List<byte[]> valid = List.of(Payloads.blockStates(List.of()),
+                Payloads.blockStates(List.of(new Payloads.BlockState(0, ""), new Payloads.BlockState(1, "not in /tmp/x"),
+                        new Payloads.BlockState(2, "header says 5 bytes, file holds 3"))));
+        new Fuzzer("Payloads.blockStates").valid(valid).refusesWith(IllegalArgumentException.class)
+                .run(Payloads::blockStates);
+    }
+
+    @Test
     void stringLists() throws Exception {
         List<byte[]> valid = List.of(Payloads.stringList(List.of()), Payloads.stringList(List.of("")),
                 Payloads.stringList(keys()), Payloads.stringList(List.of("a", "b", "c", "", "d")));
