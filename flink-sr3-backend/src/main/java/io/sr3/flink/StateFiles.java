@@ -6,7 +6,7 @@ import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.OperatorStateHandle;
 import org.apache.flink.runtime.state.StateObject;
-import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -35,10 +35,10 @@ final class StateFiles {
             } else if (handle instanceof OperatorStateHandle operator) {
                 file = operator.getDelegateStateHandle();
             }
-            if (file instanceof StreamStateHandle stream) {
-                stream.maybeGetPath()
-                        .filter(p -> Sr3FileSystemFactory.SCHEME.equals(p.toUri().getScheme()))
-                        .ifPresent(files::add);
+            // FileStateHandle, not StreamStateHandle#maybeGetPath(): the same files, and Flink 1.20 lacks that method.
+            if (file instanceof FileStateHandle stream
+                    && Sr3FileSystemFactory.SCHEME.equals(stream.getFilePath().toUri().getScheme())) {
+                files.add(stream.getFilePath());
             }
         }
         return new ArrayList<>(files);
