@@ -17,7 +17,8 @@ import java.util.Set;
 /**
  * The {@code sr3://} files a restoring subtask will read through input streams, found in the
  * state handles Flink gives the backend. Files RocksDB copies itself (the shared and private
- * files of incremental handles, restored by {@code copyFiles}) and inline state are not listed.
+ * files of incremental handles, restored by {@code copyFiles} on Flink 2.x and opened one by one
+ * on Flink 1.20) and inline state are not listed.
  */
 final class StateFiles {
 
