@@ -6,7 +6,6 @@ import io.sr3.flink.fs.Sr3FileSystem;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
-import org.apache.flink.runtime.state.AsyncKeyedStateBackend;
 import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 import org.apache.flink.runtime.state.ConfigurableStateBackend;
 import org.apache.flink.runtime.state.OperatorStateBackend;
@@ -24,9 +23,11 @@ import java.util.List;
  * (not extended) so that Flink sees the delegate's keyed backend unchanged, with every checkpoint
  * written through the {@code sr3://} ring by {@link Sr3CheckpointStorage}.
  *
- * <p>Users do not construct it: {@code state.backend.type: io.sr3.flink.Sr3StateBackendFactory}.
+ * <p>Users do not construct it: {@code state.backend.type: io.sr3.flink.Sr3StateBackendFactory}
+ * ({@code state.backend} on Flink 1.20). The async keyed backend methods, whose signature differs
+ * between Flink lines, are in {@link VersionedStateBackend}.
  */
-public final class Sr3StateBackend implements ConfigurableStateBackend {
+public final class Sr3StateBackend extends VersionedStateBackend {
 
     private static final long serialVersionUID = 1L;
     private static final Logger LOG = LoggerFactory.getLogger(Sr3StateBackend.class);
@@ -44,6 +45,7 @@ public final class Sr3StateBackend implements ConfigurableStateBackend {
     }
 
     /** The backend that holds the working state. */
+    @Override
     public StateBackend delegate() {
         return delegate;
     }
@@ -69,17 +71,6 @@ public final class Sr3StateBackend implements ConfigurableStateBackend {
         RingMetrics.register(parameters.getMetricGroup(), parameters.getJobID().toString());
         prefetch(StateFiles.readThroughStreams(parameters.getStateHandles()), parameters.getOperatorIdentifier());
         return delegate.createKeyedStateBackend(parameters);
-    }
-
-    @Override
-    public <K> AsyncKeyedStateBackend<K> createAsyncKeyedStateBackend(KeyedStateBackendParameters<K> parameters)
-            throws Exception {
-        return delegate.createAsyncKeyedStateBackend(parameters);
-    }
-
-    @Override
-    public boolean supportsAsyncKeyedStateBackend() {
-        return delegate.supportsAsyncKeyedStateBackend();
     }
 
     @Override

@@ -5,11 +5,10 @@ import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.runtime.state.StateBackendFactory;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
-import org.apache.flink.state.rocksdb.EmbeddedRocksDBStateBackend;
-import org.apache.flink.util.TernaryBoolean;
 
 /**
- * {@code state.backend.type: io.sr3.flink.Sr3StateBackendFactory}.
+ * {@code state.backend.type: io.sr3.flink.Sr3StateBackendFactory} (Flink 2.x), or
+ * {@code state.backend: io.sr3.flink.Sr3StateBackendFactory} (Flink 1.20; 1.20 reads both keys).
  *
  * <p>Flink calls this on the JobManager once per job and on TaskManagers for every task, so it
  * only validates and builds objects: no thread, socket or file is touched here.
@@ -25,8 +24,7 @@ public final class Sr3StateBackendFactory implements StateBackendFactory<Sr3Stat
             case ROCKSDB -> {
                 // Incremental by default: the ring then only receives new SST files per checkpoint.
                 boolean incremental = config.getOptional(CheckpointingOptions.INCREMENTAL_CHECKPOINTS).orElse(true);
-                yield new Sr3StateBackend(workingState,
-                        new EmbeddedRocksDBStateBackend(TernaryBoolean.fromBoolean(incremental)).configure(config, classLoader));
+                yield new Sr3StateBackend(workingState, EmbeddedRocksDB.create(incremental, config, classLoader));
             }
             case HEAP -> new Sr3StateBackend(workingState, new HashMapStateBackend().configure(config, classLoader));
         };

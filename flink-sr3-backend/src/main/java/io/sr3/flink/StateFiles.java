@@ -6,7 +6,7 @@ import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.OperatorStateHandle;
 import org.apache.flink.runtime.state.StateObject;
-import org.apache.flink.runtime.state.StreamStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -17,7 +17,8 @@ import java.util.Set;
 /**
  * The {@code sr3://} files a restoring subtask will read through input streams, found in the
  * state handles Flink gives the backend. Files RocksDB copies itself (the shared and private
- * files of incremental handles, restored by {@code copyFiles}) and inline state are not listed.
+ * files of incremental handles, restored by {@code copyFiles} on Flink 2.x and opened one by one
+ * on Flink 1.20) and inline state are not listed.
  */
 final class StateFiles {
 
@@ -35,10 +36,10 @@ final class StateFiles {
             } else if (handle instanceof OperatorStateHandle operator) {
                 file = operator.getDelegateStateHandle();
             }
-            if (file instanceof StreamStateHandle stream) {
-                stream.maybeGetPath()
-                        .filter(p -> Sr3FileSystemFactory.SCHEME.equals(p.toUri().getScheme()))
-                        .ifPresent(files::add);
+            // FileStateHandle, not StreamStateHandle#maybeGetPath(): the same files, and Flink 1.20 lacks that method.
+            if (file instanceof FileStateHandle stream
+                    && Sr3FileSystemFactory.SCHEME.equals(stream.getFilePath().toUri().getScheme())) {
+                files.add(stream.getFilePath());
             }
         }
         return new ArrayList<>(files);

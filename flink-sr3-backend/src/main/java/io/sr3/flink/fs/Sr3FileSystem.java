@@ -9,9 +9,7 @@ import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
-import org.apache.flink.core.fs.ICloseableRegistry;
 import org.apache.flink.core.fs.Path;
-import org.apache.flink.core.fs.PathsCopyingFileSystem;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -35,10 +33,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * are namespaced by the URI authority ({@code sr3://a/x} and {@code sr3://b/x} are different
  * files). Directories are manifests too; {@link #create} creates missing parents, like a local
  * file system, and remembers the directories it made so that the many files of one checkpoint
- * directory do not re-check their parents.
+ * directory do not re-check their parents. How RocksDB's restore reaches {@link #copyToLocalFiles}
+ * depends on the Flink line: see {@link VersionedFileSystem}.
  */
 @ThreadSafe
-public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileSystem {
+public final class Sr3FileSystem extends VersionedFileSystem {
 
     private static final Logger LOG = LoggerFactory.getLogger(Sr3FileSystem.class);
 
@@ -139,12 +138,8 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
         return new Sr3InputStream(node.storage(), manifest, display(key), PREFETCHED);
     }
 
-    /**
-     * From the ring to the local disk: RocksDB's restore asks this for every file of a subtask at
-     * once (its destination here is a bare file name, so only the source is checked).
-     */
-    @Override
-    public boolean canCopyPaths(Path source, Path destination) {
+    /** Sources on the ring, destinations on the local disk (a bare file name counts as local). */
+    static boolean copiesToLocal(Path source, Path destination) {
         String destinationScheme = destination.toUri().getScheme();
         return Sr3FileSystemFactory.SCHEME.equals(source.toUri().getScheme())
                 && (destinationScheme == null || "file".equals(destinationScheme));
@@ -153,33 +148,23 @@ public final class Sr3FileSystem extends FileSystem implements PathsCopyingFileS
     /**
      * Restores the sources to the local destinations through one restore plan (see
      * {@code sr3.restore.strategy}), verifying every block, and logs one line for the restore.
+     *
+     * @param sources {@code sr3://} files, each accepted by {@link #copiesToLocal}
+     * @param destinations local files, one per source, in the same order
+     * @param abortRegistrar where the restore registers what closing aborts it
      */
-    @Override
-    public void copyFiles(List<CopyRequest> requests, ICloseableRegistry closeableRegistry) throws IOException {
-        if (requests.isEmpty()) {
+    void copyToLocalFiles(List<Path> sources, List<java.nio.file.Path> destinations,
+            FileRestore.CloseableRegistrar abortRegistrar) throws IOException {
+        if (sources.isEmpty()) {
             return;
         }
         RingNode node = node();
-        List<FileRestore.Source> sources = ParallelLookup.of(requests, request -> source(node, request.getSource()));
-        List<java.nio.file.Path> destinations = new ArrayList<>(requests.size());
-        for (CopyRequest request : requests) {
-            destinations.add(java.nio.file.Paths.get(request.getDestination().toUri()));
-        }
+        List<FileRestore.Source> restoreSources = ParallelLookup.of(sources, source -> source(node, source));
         java.nio.file.Path first = destinations.get(0);
         java.nio.file.Path instance = first.getParent() != null && first.getParent().getParent() != null
                 ? first.getParent().getParent().getFileName() : first;
-        String description = requests.size() + " file(s) into " + instance;
-        FileRestore.toLocalFiles(node, description, sources, destinations, new FileRestore.CloseableRegistrar() {
-            @Override
-            public void register(java.io.Closeable closeable) throws IOException {
-                closeableRegistry.registerCloseable(closeable);
-            }
-
-            @Override
-            public void unregister(java.io.Closeable closeable) {
-                closeableRegistry.unregisterCloseable(closeable);
-            }
-        });
+        String description = sources.size() + " file(s) into " + instance;
+        FileRestore.toLocalFiles(node, description, restoreSources, destinations, abortRegistrar);
     }
 
     /**

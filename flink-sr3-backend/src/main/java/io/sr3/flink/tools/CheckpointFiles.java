@@ -82,9 +82,7 @@ record CheckpointFiles(Path metadata, Map<Path, Long> files, List<String> unwalk
                 handles.addAll(subtask.getRawKeyedState());
                 handles.addAll(subtask.getManagedOperatorState());
                 handles.addAll(subtask.getRawOperatorState());
-                handles.addAll(subtask.getInputChannelState());
-                handles.addAll(subtask.getUpstreamOutputBufferState());
-                handles.addAll(subtask.getResultSubpartitionState());
+                handles.addAll(ChannelStates.of(subtask));
                 for (StateObject handle : handles) {
                     collect(handle, files, unwalked);
                 }

@@ -1,6 +1,5 @@
 package io.sr3.flink.testjob;
 
-import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 
@@ -28,7 +27,7 @@ import java.util.UUID;
  * purpose: a result emitted twice appears twice, which {@link #read} reports, so a test can assert
  * "exactly one result per key".
  */
-public final class FileResultSink implements Sink<KeyResult> {
+public final class FileResultSink extends VersionedSink<KeyResult> {
 
     private static final long serialVersionUID = 1L;
     private static final String PREFIX = "results-";

@@ -1,6 +1,5 @@
 package io.sr3.flink.testjob;
 
-import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 
@@ -8,7 +7,7 @@ import org.apache.flink.api.connector.sink2.WriterInitContext;
  * Delivers every {@link KeyResult} to {@link RunRegistry} in this JVM (MiniCluster only). Not
  * transactional on purpose: a result emitted twice shows up in {@link RunRegistry.Run#emissions()}.
  */
-public final class RegistrySink implements Sink<KeyResult> {
+public final class RegistrySink extends VersionedSink<KeyResult> {
 
     private static final long serialVersionUID = 1L;
 

@@ -1,0 +1,26 @@
+package io.sr3.flink.tools;
+
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.state.StateObject;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Flink 2.x side of the version seam: the in-flight channel state of a subtask, which in 2.x
+ * also has the upstream output buffers ({@code getUpstreamOutputBufferState()}) beside the input
+ * channels and result subpartitions.
+ */
+final class ChannelStates {
+
+    private ChannelStates() {}
+
+    /** Every channel state handle of {@code subtask}. */
+    static List<StateObject> of(OperatorSubtaskState subtask) {
+        List<StateObject> handles = new ArrayList<>();
+        handles.addAll(subtask.getInputChannelState());
+        handles.addAll(subtask.getUpstreamOutputBufferState());
+        handles.addAll(subtask.getResultSubpartitionState());
+        return handles;
+    }
+}
