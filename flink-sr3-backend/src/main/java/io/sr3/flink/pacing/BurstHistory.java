@@ -63,8 +63,8 @@ final class BurstHistory {
     /** The highest rate must be this many times the lowest for a burst. */
     static final double BURST_CONTRAST = 1.5;
 
-    /** A burst that ended; {@code rate} is the mean of its samples after its first rate window, NaN without any. */
-    private record Burst(Instant ended, long records, double rate) {}
+    /** A burst that ended. */
+    private record Burst(Instant ended, long records) {}
 
     /** The sources' record count at a sample. */
     private record Count(Instant at, long records) {}
@@ -95,9 +95,6 @@ final class BurstHistory {
     private Instant burstSeenAt = Instant.MIN;
     /** Whether the input is settling (see the class comment), by the last sample or since a restart. */
     private boolean settling;
-    /** The sum and number of the current burst's samples after its first rate window. */
-    private double burstRateSum;
-    private int burstRateSamples;
 
     /**
      * @param memory how long bursts and rate extremes are remembered
@@ -161,16 +158,10 @@ final class BurstHistory {
             quietRateBeforeBurst = Double.isNaN(lastQuietRate) ? (low + high) / 2 : lastQuietRate;
             quietSum = 0;
             quietSamples = 0;
-            burstRateSum = 0;
-            burstRateSamples = 0;
-        } else if (above && !settling) {
-            burstRateSum += rate;
-            burstRateSamples++;
         } else if (!above) {
             quietSinceInterrupt = true;
             if (inBurst && burstStartKnown) {
-                bursts.addLast(new Burst(now, sourceRecords - burstStartRecords,
-                        burstRateSamples > 0 ? burstRateSum / burstRateSamples : Double.NaN));
+                bursts.addLast(new Burst(now, sourceRecords - burstStartRecords));
             }
             inBurst = false;
             quietSum += rate;
@@ -238,11 +229,9 @@ final class BurstHistory {
         if (largest == null || largest.records() <= 0) {
             return null;
         }
-        double burstRate = Double.isNaN(largest.rate()) ? 0 : largest.rate();
         return !inBurst
-                ? new BurstOutlook(largest.records(), false, 0, quietSamples > 0 ? quietSum / quietSamples : 0, settling,
-                        burstRate)
+                ? new BurstOutlook(largest.records(), false, 0, quietSamples > 0 ? quietSum / quietSamples : 0, settling)
                 : new BurstOutlook(largest.records(), true, counts.peekLast().records() - burstStartRecords,
-                        quietRateBeforeBurst, settling, burstRate);
+                        quietRateBeforeBurst, settling);
     }
 }

@@ -125,10 +125,9 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
     void start() {
         long period = settings.decisionPeriod().toMillis();
         LOG.info("[pacer {}] started: recovery-time bound {}, failure detection {}, MTBF {}, restore bandwidth {}/s, "
-                        + "peak memory {}, burst forecast {}, deciding every {} ms from {}; Flink's periodic checkpoints "
+                        + "peak memory {}, deciding every {} ms from {}; Flink's periodic checkpoints "
                         + "stay on as the safety maximum", jobId, settings.maxRecoveryTime(), settings.failureDetection(),
-                settings.mtbf(), settings.restoreBytesPerSecond(), settings.peakMemory(),
-                settings.burstForecast() ? "on" : "off", period, endpoint.describe());
+                settings.mtbf(), settings.restoreBytesPerSecond(), settings.peakMemory(), period, endpoint.describe());
         executor.scheduleWithFixedDelay(this::tickSafely, period, period, TimeUnit.MILLISECONDS);
     }
 
@@ -259,13 +258,6 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         decide(now, view, load);
     }
 
-    /** The bursts seen, forecast to end only with {@code sr3.pacing.burst-forecast}; null before one ended. */
-    @Nullable
-    private BurstOutlook burstOutlook(Instant now) {
-        BurstOutlook outlook = loadMemory.burstOutlook(now);
-        return outlook == null || settings.burstForecast() ? outlook : outlook.withoutForecast();
-    }
-
     private void decide(Instant now, JobView view, LoadEstimator.Load load) {
         List<CheckpointSample> completed = view.completedCheckpoints();
         List<CheckpointSample> recent = completed.subList(Math.max(0, completed.size() - HISTORY), completed.size());
@@ -273,12 +265,12 @@ public final class CheckpointPacer implements CheckpointPacerMXBean, AutoCloseab
         if (last != null) {
             lastCheckpointTriggered = last.triggered();
         }
-        Duration restore = RestoreEstimate.fromBandwidth(last == null ? 0 : last.largestShareBytes(), restoreBandwidth());
+        Duration restore = RecoveryModel.restoreTime(last == null ? 0 : last.largestShareBytes(), restoreBandwidth());
         boolean pending = view.checkpointsInProgress() > 0 || requestPending(now, last, view.latestFailedTrigger());
         double backlog = inputHistory.recordsSince(last == null ? runningSince : last.triggered(), now, load.inputRate());
         PacingInputs inputs = new PacingInputs(load.inputRate(), lastCapacity, load.subtasks(), recent, pending, restore,
                 runningSince, restarts.observedMtbf(), loadMemory.peakInputRate(now), loadMemory.replaying(), backlog,
-                burstOutlook(now));
+                loadMemory.burstOutlook(now));
         Decision decision = policy.decide(inputs);
         decisions.incrementAndGet();
         warnIfStuck(view, decision, last);

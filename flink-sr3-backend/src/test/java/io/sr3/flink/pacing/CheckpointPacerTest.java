@@ -27,7 +27,7 @@ class CheckpointPacerTest {
     private final AtomicBoolean stopped = new AtomicBoolean();
     private final PacingSettings settings = new PacingSettings(Duration.ofSeconds(30), Duration.ofSeconds(2),
             Duration.ofHours(1), 100L << 20, "http://127.0.0.1:1", Duration.ofSeconds(1), Duration.ofSeconds(5),
-            Duration.ofMinutes(10), true);
+            Duration.ofMinutes(10));
     private final CheckpointPacer pacer = new CheckpointPacer("job", settings, endpoint, clock, unused,
             () -> stopped.set(true));
 
@@ -671,44 +671,14 @@ class CheckpointPacerTest {
     }
 
     /**
-     * Quiet at 100/s, a burst at 800/s (keyed subtask 80% busy: capacity 1,000/s, the source
-     * back-pressured half the time) for 8 s, quiet again, then the next burst. Expected to last,
-     * the burst allows only about 4,000 records of backlog (2 + (B + 1,600) / 200 <= 30); a pacer
-     * that learned that bursts end after about 8 s expects the replay to meet 100/s soon and
-     * allows several times more.
-     */
-    @Test
-    void aBurstLearnedFromBackPressuredRatesIsExpectedToEnd() {
-        ScriptedJob job = new ScriptedJob(endpoint, pacer);
-        ScriptedJob constant = otherJob(new PacingSettings(settings.maxRecoveryTime(), settings.failureDetection(),
-                settings.mtbf(), settings.restoreBytesPerSecond(), settings.restUrl(), settings.decisionPeriod(),
-                settings.staleAfter(), settings.peakMemory(), false));
-        int[][] phases = {{10, 100}, {8, 800}, {12, 100}, {6, 800}};
-        for (int[] phase : phases) {
-            for (int second = 0; second < phase[0]; second++) {
-                double busy = phase[1] / 1000.0;
-                double backPressure = phase[1] > 100 ? 0.5 : 0;
-                job.second(phase[1], busy, Duration.ofSeconds(2), backPressure, 0);
-                constant.second(phase[1], busy, Duration.ofSeconds(2), backPressure, 0);
-                clock.advance(Duration.ofSeconds(1));
-            }
-        }
-
-        long expectingTheEnd = pacer.getCheckpointAgeBoundMillis();
-        long expectingItToLast = constant.pacer.getCheckpointAgeBoundMillis();
-        assertThat(expectingItToLast).as("constant-rate model").isBetween(1_000L, 8_000L);
-        assertThat(expectingTheEnd).as("bursts learned").isGreaterThan(3 * expectingItToLast);
-    }
-
-    /**
-     * The constant-rate model (no burst forecast) still knows a burst when it sees one: past
+     * The pacer knows a burst when it sees one: past
      * Young's interval (26.8 s: C 0.1 s, MTBF 1 h) with the keyed subtask only 40% busy, it
      * waits for a returning burst to end, where the same job at its quiet rate checkpoints.
      */
     @Test
     void withoutTheForecastABurstItRecognizesIsNoMomentForACheckpoint() {
-        ScriptedJob bursty = otherJob(constantRate());
-        ScriptedJob quiet = otherJob(constantRate());
+        ScriptedJob bursty = otherJob();
+        ScriptedJob quiet = otherJob();
         int[][] phases = {{10, 100}, {8, 400}, {12, 100}};
         for (int[] phase : phases) {
             for (int second = 0; second < phase[0]; second++) {
@@ -771,19 +741,12 @@ class CheckpointPacerTest {
         assertThat(replay.pacer.getLastReason()).isEqualTo(Decision.Reason.WAITING_FOR_HEADROOM.name());
     }
 
-    /** These tests' settings with the constant-rate model: no burst forecast. */
-    private PacingSettings constantRate() {
-        return new PacingSettings(settings.maxRecoveryTime(), settings.failureDetection(), settings.mtbf(),
-                settings.restoreBytesPerSecond(), settings.restUrl(), settings.decisionPeriod(), settings.staleAfter(),
-                settings.peakMemory(), false);
-    }
-
     /**
-     * A job on the constant-rate model that learned a burst (10 s at 100/s, 8 s at 400/s, 12 s at
+     * A job that learned a burst (10 s at 100/s, 8 s at 400/s, 12 s at
      * 100/s, its checkpoint 5 s old) and then restarted: the script of its new attempt.
      */
     private ScriptedJob restartedAfterABurst() {
-        ScriptedJob job = otherJob(constantRate());
+        ScriptedJob job = otherJob();
         int[][] phases = {{10, 100}, {8, 400}, {12, 100}};
         for (int[] phase : phases) {
             for (int second = 0; second < phase[0]; second++) {
