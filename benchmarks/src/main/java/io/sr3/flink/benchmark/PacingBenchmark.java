@@ -1,5 +1,7 @@
 package io.sr3.flink.benchmark;
 
+import io.sr3.flink.CheckpointPacerMXBean;
+import io.sr3.flink.CheckpointPacers;
 import io.sr3.flink.harness.BenchmarkMain;
 import io.sr3.flink.harness.EmbeddedCluster;
 import io.sr3.flink.harness.FlinkSettings;
@@ -9,10 +11,8 @@ import io.sr3.flink.harness.Json;
 import io.sr3.flink.harness.MachineDescription;
 import io.sr3.flink.harness.ResultFiles;
 import io.sr3.flink.harness.TestJobs;
-import io.sr3.flink.pacing.CheckpointPacerMXBean;
-import io.sr3.flink.pacing.CheckpointPacers;
-import io.sr3.flink.testjob.BurstSchedule;
 import io.sr3.flink.testjob.BurstSchedule.Phase;
+import io.sr3.flink.testjob.BurstSchedule;
 import io.sr3.flink.testjob.BurstyRuns;
 import io.sr3.flink.testjob.BurstyTestJob;
 import io.sr3.flink.testjob.LatencyHistogram;

@@ -1,6 +1,14 @@
-package io.sr3.flink.pacing;
+package io.sr3.flink;
 
+import io.sr3.flink.pacing.CheckpointSample;
+import io.sr3.flink.pacing.JobCounters;
+import io.sr3.flink.pacing.JobEndpoint;
+import io.sr3.flink.pacing.JobView;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import io.sr3.flink.pacing.CheckpointSample;
+import io.sr3.flink.pacing.JobCounters;
+import io.sr3.flink.pacing.JobEndpoint;
+import io.sr3.flink.pacing.JobView;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 import javax.annotation.Nullable;
@@ -235,7 +243,7 @@ public final class RestJobEndpoint implements JobEndpoint {
                         triggerFailedAt = Instant.now();
                     }
                 }
-            } catch (RestStatusException e) {
+            } catch (RestStatusException | JobEndpoint.UnknownJobException e) {
                 // Unknown to the JobManager (expired, or the job is gone): nothing left to read.
                 unreadTriggers.remove(i);
             }
@@ -271,8 +279,10 @@ public final class RestJobEndpoint implements JobEndpoint {
             throw new IOException("Interrupted while calling " + request.uri(), e);
         }
         if (response.statusCode() / 100 != 2) {
-            throw new RestStatusException(request.method() + " " + request.uri() + " answered HTTP "
-                    + response.statusCode() + ": " + abbreviate(response.body()), response.statusCode());
+            String message = request.method() + " " + request.uri() + " answered HTTP " + response.statusCode() + ": "
+                    + abbreviate(response.body());
+            throw response.statusCode() == 404 ? new JobEndpoint.UnknownJobException(message)
+                    : new RestStatusException(message, response.statusCode());
         }
         return response.body();
     }
@@ -281,8 +291,8 @@ public final class RestJobEndpoint implements JobEndpoint {
         return s.length() > 300 ? s.substring(0, 300) + "..." : s;
     }
 
-    /** Flink's REST API answered with an error status (404: the job is not known there). */
-    public static final class RestStatusException extends IOException {
+    /** Flink's REST API answered with an error status other than 404. */
+    static final class RestStatusException extends IOException {
         private static final long serialVersionUID = 1L;
         private final int status;
 
