@@ -24,10 +24,8 @@ import java.util.concurrent.TimeUnit;
  * checkpoint when told to and publishes its {@link PacerStatus}. Flink's periodic checkpoints keep
  * running underneath as the safety maximum; the pacer only adds checkpoints.
  *
- * <p>Faults: while the endpoint is unreachable or metrics are missing or stale, the pacer triggers
- * nothing and says so once per episode, and once more when pacing resumes. It stops when the job
- * is terminal, when the endpoint no longer knows the job, or after the endpoint has been
- * unreachable for {@link #GIVE_UP_AFTER}.
+ * <p>While the endpoint is unreachable or metrics are missing or stale it triggers nothing and
+ * says so once. It stops when the job is terminal or gone, or the endpoint away for {@link #GIVE_UP_AFTER}.
  *
  * <p>Thread model: {@link #tick} runs on the single thread of the given executor; {@link #status}
  * may be read from any thread.
@@ -54,19 +52,12 @@ public final class CheckpointPacer implements AutoCloseable {
     private final JobObservation observation;
 
     // Confined to the executor thread.
-    @Nullable private Instant lastRequest;
-    @Nullable private Instant unreachableSince;
+    @Nullable private Instant lastRequest, unreachableSince;
     @Nullable private String fallbackReason;
     @Nullable private Decision lastDecision;
     private final Map<Reason, Long> triggers = new EnumMap<>(Reason.class);
-    private long decisions;
-    private long lastCheckpointAtMillis = -1;
-    private long restoreBytesPerSecond = -1;
-    private long restartsSeen;
-    private long stuckWarnedFor = -1;
-    private boolean restoreMeasured;
-    private boolean seenJob;
-    private boolean lastReachable = true;
+    private long decisions, restartsSeen, lastCheckpointAtMillis = -1, restoreBytesPerSecond = -1, stuckWarnedFor = -1;
+    private boolean restoreMeasured, seenJob, lastReachable = true;
 
     private volatile PacerStatus status = PacerStatus.initial();
     private volatile boolean stopped;
@@ -112,14 +103,13 @@ public final class CheckpointPacer implements AutoCloseable {
 
     /** One round: poll, observe, decide, maybe trigger, publish. */
     void tick() {
-        if (stopped) {
-            return;
-        }
-        Instant now = clock.instant();
-        try {
-            round(now);
-        } finally {
-            status = snapshot(now);
+        if (!stopped) {
+            Instant now = clock.instant();
+            try {
+                round(now);
+            } finally {
+                status = snapshot(now);
+            }
         }
     }
 
@@ -206,7 +196,7 @@ public final class CheckpointPacer implements AutoCloseable {
                 mtbf == null ? -1 : mtbf.toMillis(), now.toEpochMilli());
     }
 
-    /** Measured restore rate when the TaskManagers published one recently, else the configured bandwidth. */
+    /** The restore rate the TaskManagers measured recently, else the configured one. */
     private long restoreBandwidth() {
         OptionalDouble measured = restoreRates.bytesPerSecond();
         long bandwidth = measured.isPresent() ? Math.max(1, Math.round(measured.getAsDouble())) : settings.restoreBytesPerSecond();
@@ -219,10 +209,7 @@ public final class CheckpointPacer implements AutoCloseable {
         return bandwidth;
     }
 
-    /**
-     * A checkpoint that runs past the allowed age (barriers stuck behind back-pressure) breaks the
-     * bound and no trigger can help while it runs: say so once per checkpoint, with the way out.
-     */
+    /** A checkpoint running past the allowed age breaks the bound and no trigger helps: say so once, with the way out. */
     private void warnIfStuck(JobView view, Decision decision, @Nullable CheckpointSample last) {
         if (view.checkpointsInProgress() == 0 || decision.ageBound() == null
                 || decision.checkpointAge().compareTo(decision.ageBound()) <= 0) {
@@ -251,9 +238,7 @@ public final class CheckpointPacer implements AutoCloseable {
     }
 
     private void unreachable(Instant now, IOException e) {
-        if (unreachableSince == null) {
-            unreachableSince = now;
-        }
+        unreachableSince = unreachableSince == null ? now : unreachableSince;
         observation.forgetSamples();
         fallBack("REST API " + endpoint.describe() + " failed: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
         if (Duration.between(unreachableSince, now).compareTo(GIVE_UP_AFTER) > 0) {
@@ -305,7 +290,7 @@ public final class CheckpointPacer implements AutoCloseable {
         stop("closed");
     }
 
-    @Nullable
+    @Nullable // for tests
     LoadEstimator.Load lastLoad() {
         return observation.lastLoad();
     }
