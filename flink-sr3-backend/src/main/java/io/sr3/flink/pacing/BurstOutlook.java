@@ -12,7 +12,7 @@ package io.sr3.flink.pacing;
  * @param settling the input is moving from its quiet rate into a burst, or has no rate sample
  *     since a restart: the load measured over the last rate window is not what comes
  */
-public record BurstOutlook(double largestRecords, boolean inBurst, double burstRecords, double quietRate,
+record BurstOutlook(double largestRecords, boolean inBurst, double burstRecords, double quietRate,
         boolean settling) {
 
     public BurstOutlook {

@@ -31,7 +31,7 @@ import java.util.Objects;
  *     {@code inputRate * age}
  * @param bursts what the recent input says about bursts, or null before a burst ended
  */
-public record PacingInputs(
+record PacingInputs(
         double inputRate,
         double capacity,
         List<SubtaskLoad> subtasks,

@@ -47,7 +47,7 @@ import java.util.function.DoubleUnaryOperator;
  * checkpoint comes early and gives a measurement.
  */
 @ThreadSafe
-public final class PacingPolicy {
+final class PacingPolicy {
 
     /** How many recent checkpoints the cost estimate looks at (the longest counts). */
     public static final int COST_WINDOW = 3;

@@ -45,7 +45,7 @@ public record PacingSettings(
         }
     }
 
-    public PacingPolicy.Settings policySettings() {
+    PacingPolicy.Settings policySettings() {
         return policySettings(maxRecoveryTime, failureDetection, mtbf, decisionPeriod);
     }
 

@@ -17,7 +17,7 @@ import java.util.function.DoubleUnaryOperator;
  * backlog ({@link #recoveryWithBacklog}) instead of assuming {@code lambda * tau}, so that a burst
  * that ended stays in the backlog of the quiet phase after it.
  */
-public final class RecoveryModel {
+final class RecoveryModel {
 
     /** Ages beyond a year count as unbounded. */
     private static final double LONGEST_AGE = 365 * 24 * 3600.0;
