@@ -16,15 +16,17 @@ import java.util.function.ToLongFunction;
  * operator (the ring is per process, so all operators of one TaskManager show the same values).
  *
  * <p>Gauges read the node that is running when they are sampled and never start one: a process
- * without a ring node reports -1.
+ * without a ring node reports -1. The {@code sr3.pacing} gauges only for a job that paces.
  */
 final class RingMetrics {
 
     private RingMetrics() {}
 
-    static void register(MetricGroup operatorGroup, String jobId) {
+    static void register(MetricGroup operatorGroup, String jobId, boolean paced) {
         MetricGroup group = operatorGroup.addGroup("sr3");
-        PacerMetrics.register(group, jobId);
+        if (paced) {
+            PacerMetrics.register(group, jobId);
+        }
         gauge(group, "ringSize", node -> node.membership().members().size());
         gauge(group, "bytesStored", node -> node.store().bytesStored());
         gauge(group, "bytesWritten", node -> node.metrics().bytesWritten.get());

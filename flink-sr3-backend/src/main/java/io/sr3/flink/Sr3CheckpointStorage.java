@@ -1,6 +1,5 @@
 package io.sr3.flink;
 
-import io.sr3.flink.pacing.CheckpointPacers;
 import io.sr3.flink.pacing.PacingSettings;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.core.fs.Path;
@@ -30,7 +29,7 @@ import java.io.IOException;
  * cluster, so they stay on {@code execution.checkpointing.savepoint-dir}.
  *
  * <p>With {@code sr3.pacing.enabled: true} it also starts the job's checkpoint pacer
- * ({@link io.sr3.flink.pacing.CheckpointPacer}) in the JobManager: the per-job access it creates
+ * ({@link CheckpointPacers}) in the JobManager: the per-job access it creates
  * starts the pacer from {@code initializeBaseLocationsForCheckpoint()}, which only the
  * JobManager's checkpoint coordinator calls, once per execution graph and only when periodic
  * checkpointing is configured. TaskManagers get the same wrapper, which only delegates.

@@ -86,22 +86,6 @@ public final class Sr3PacingOptions {
                             + "capacity measured while no checkpoint ran, and the rate of the last replay after a "
                             + "restart, count as the capacity a replay would have.");
 
-    public static final ConfigOption<Boolean> BURST_FORECAST =
-            ConfigOptions.key("sr3.pacing.burst-forecast")
-                    .booleanType()
-                    .defaultValue(false)
-                    .withDescription("Let the recovery-time model expect a burst to end: inside a burst that has brought "
-                            + "fewer records than the largest one in sr3.pacing.peak-memory, a failure is expected to "
-                            + "be replayed against the burst's rate only until the burst has brought as many, and "
-                            + "against the rate between bursts after it. The pacer then checkpoints less inside short "
-                            + "bursts, and the state is older when a failure comes. A burst larger than any remembered "
-                            + "counts as lasting for ever from the moment it is larger, which can force a checkpoint "
-                            + "then; a failure in that moment may recover more slowly than the bound. false (the "
-                            + "default): the input is expected to stay at its current rate for the whole recovery "
-                            + "(more checkpoints in bursts, shorter recoveries; the lower p99 latency in most pacing "
-                            + "benchmark runs, see the README). Either way, a burst is no moment for a checkpoint that "
-                            + "the bound does not need.");
-
     public static final ConfigOption<String> REST_URL =
             ConfigOptions.key("sr3.pacing.rest-url")
                     .stringType()
@@ -118,7 +102,7 @@ public final class Sr3PacingOptions {
     /** All pacing options, in the order the README lists them. */
     public static List<ConfigOption<?>> all() {
         return List.of(ENABLED, MAX_RECOVERY_TIME, FAILURE_DETECTION_TIME, MTBF, RESTORE_BANDWIDTH, PEAK_MEMORY,
-                BURST_FORECAST, REST_URL);
+                REST_URL);
     }
 
     /**
@@ -170,8 +154,7 @@ public final class Sr3PacingOptions {
         Duration fetch = config.get(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL);
         Duration period = clamp(fetch.dividedBy(2), MIN_DECISION_PERIOD, MAX_DECISION_PERIOD);
         Duration staleAfter = max(Duration.ofSeconds(5), fetch.multipliedBy(3).plus(period));
-        return new PacingSettings(bound, detection, mtbf, bandwidth.getBytes(), restUrl, period, staleAfter, peakMemory,
-                get(config, BURST_FORECAST));
+        return new PacingSettings(bound, detection, mtbf, bandwidth.getBytes(), restUrl, period, staleAfter, peakMemory);
     }
 
     private static String defaultRestUrl(ReadableConfig config) {
@@ -195,7 +178,7 @@ public final class Sr3PacingOptions {
             return config.get(option);
         } catch (IllegalArgumentException e) {
             throw invalid(config, option, option.key().endsWith("bandwidth") ? "expected a size like '100 mb'"
-                    : option == ENABLED || option == BURST_FORECAST ? "expected true or false"
+                    : option == ENABLED ? "expected true or false"
                     : "expected a duration like '30 s' or '2 min'");
         }
     }

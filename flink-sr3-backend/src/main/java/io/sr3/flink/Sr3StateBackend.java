@@ -34,10 +34,17 @@ public final class Sr3StateBackend extends VersionedStateBackend {
 
     private final WorkingState workingState;
     private final StateBackend delegate;
+    /** {@code sr3.pacing.enabled}: only then do operators get the {@code sr3.pacing} gauges. */
+    private final boolean paced;
 
     Sr3StateBackend(WorkingState workingState, StateBackend delegate) {
+        this(workingState, delegate, false);
+    }
+
+    Sr3StateBackend(WorkingState workingState, StateBackend delegate, boolean paced) {
         this.workingState = workingState;
         this.delegate = delegate;
+        this.paced = paced;
     }
 
     public WorkingState workingState() {
@@ -55,9 +62,10 @@ public final class Sr3StateBackend extends VersionedStateBackend {
             throws IllegalConfigurationException {
         Sr3Options.offerToLocalRing(config);
         if (delegate instanceof ConfigurableStateBackend configurable) {
-            return new Sr3StateBackend(workingState, configurable.configure(config, classLoader));
+            return new Sr3StateBackend(workingState, configurable.configure(config, classLoader),
+                    config.get(Sr3PacingOptions.ENABLED));
         }
-        return this;
+        return new Sr3StateBackend(workingState, delegate, config.get(Sr3PacingOptions.ENABLED));
     }
 
     @Override
@@ -68,7 +76,7 @@ public final class Sr3StateBackend extends VersionedStateBackend {
     @Override
     public <K> CheckpointableKeyedStateBackend<K> createKeyedStateBackend(KeyedStateBackendParameters<K> parameters)
             throws Exception {
-        RingMetrics.register(parameters.getMetricGroup(), parameters.getJobID().toString());
+        RingMetrics.register(parameters.getMetricGroup(), parameters.getJobID().toString(), paced);
         prefetch(StateFiles.readThroughStreams(parameters.getStateHandles()), parameters.getOperatorIdentifier());
         return delegate.createKeyedStateBackend(parameters);
     }

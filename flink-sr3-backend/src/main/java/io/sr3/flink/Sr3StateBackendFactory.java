@@ -20,13 +20,14 @@ public final class Sr3StateBackendFactory implements StateBackendFactory<Sr3Stat
             throws IllegalConfigurationException {
         Sr3Options.offerToLocalRing(config);
         WorkingState workingState = config.get(Sr3Options.WORKING_STATE);
+        boolean paced = config.get(Sr3PacingOptions.ENABLED);
         return switch (workingState) {
             case ROCKSDB -> {
                 // Incremental by default: the ring then only receives new SST files per checkpoint.
                 boolean incremental = config.getOptional(CheckpointingOptions.INCREMENTAL_CHECKPOINTS).orElse(true);
-                yield new Sr3StateBackend(workingState, EmbeddedRocksDB.create(incremental, config, classLoader));
+                yield new Sr3StateBackend(workingState, EmbeddedRocksDB.create(incremental, config, classLoader), paced);
             }
-            case HEAP -> new Sr3StateBackend(workingState, new HashMapStateBackend().configure(config, classLoader));
+            case HEAP -> new Sr3StateBackend(workingState, new HashMapStateBackend().configure(config, classLoader), paced);
         };
     }
 }

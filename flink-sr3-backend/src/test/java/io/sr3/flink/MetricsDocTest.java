@@ -22,7 +22,7 @@ class MetricsDocTest {
     @Test
     void docsMetricsListsExactlyTheRegisteredGauges() throws Exception {
         Map<String, Gauge<?>> registered = new TreeMap<>();
-        RingMetrics.register(new Capturing("", registered), "job-1");
+        RingMetrics.register(new Capturing("", registered), "job-1", true); // a job that paces gets every gauge
 
         Path doc = Path.of("..", "docs", "metrics.md");
         Set<String> documented = new TreeSet<>();
@@ -31,6 +31,15 @@ class MetricsDocTest {
             assertThat(documented.add(row.group(1))).as("%s listed twice", row.group(1)).isTrue();
         }
         assertThat(documented).as("gauges in %s", doc).containsExactlyElementsOf(registered.keySet());
+    }
+
+    @Test
+    void aJobThatDoesNotPaceGetsNoPacerGauges() {
+        Map<String, Gauge<?>> registered = new TreeMap<>();
+        RingMetrics.register(new Capturing("", registered), "job-1", false);
+
+        assertThat(registered).isNotEmpty();
+        assertThat(registered.keySet()).noneMatch(name -> name.startsWith("sr3.pacing"));
     }
 
     /** Remembers every gauge under its dotted name. */

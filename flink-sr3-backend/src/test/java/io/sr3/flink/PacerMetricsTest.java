@@ -48,8 +48,9 @@ class PacerMetricsTest {
     @Test
     void gaugesShowThePublishedStatus() throws Exception {
         long lastCheckpoint = System.currentTimeMillis() - 5_000;
-        PacerStatus status = new PacerStatus(7_500, 3_200, lastCheckpoint, true, false, 42,
-                Map.of(Reason.AGE_BOUND, 3L, Reason.CHEAPEST_MOMENT, 1L), System.currentTimeMillis());
+        PacerStatus status = new PacerStatus(7_500, 3_200, 5_000, lastCheckpoint, true, false, 42,
+                Map.of(Reason.AGE_BOUND, 3L, Reason.CHEAPEST_MOMENT, 1L), Reason.AGE_BOUND, 100L << 20, -1,
+                System.currentTimeMillis());
         RingNode jobManagerSide = ring.node(2);
         jobManagerSide.storage().writeAndWait(PacerStatus.key("job-1"), status.encode(), false);
 

@@ -39,23 +39,6 @@ class Sr3PacingOptionsTest {
         assertThat(settings.decisionPeriod()).isEqualTo(Duration.ofMillis(500));
         assertThat(settings.mtbf()).isEqualTo(Duration.ofDays(1));
         assertThat(settings.peakMemory()).isEqualTo(Duration.ofMinutes(10));
-        assertThat(settings.burstForecast()).as("the constant-rate model").isFalse();
-    }
-
-    @Test
-    void theBurstForecastIsASwitchAndAnythingElseNamesKeyAndValue() {
-        Configuration on = enabled("2 min");
-        on.setString("heartbeat.timeout", "5 s");
-        on.setString("sr3.pacing.burst-forecast", "true");
-        assertThat(Sr3PacingOptions.settings(on).burstForecast()).isTrue();
-
-        Configuration word = enabled("2 min");
-        word.setString("heartbeat.timeout", "5 s");
-        word.setString("sr3.pacing.burst-forecast", "sometimes");
-        assertThatThrownBy(() -> Sr3PacingOptions.settings(word))
-                .isInstanceOf(IllegalConfigurationException.class)
-                .hasMessageContaining("'sometimes'").hasMessageContaining("'sr3.pacing.burst-forecast'")
-                .hasMessageContaining("expected true or false");
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.sr3.flink.benchmark;
 
+import io.sr3.flink.CheckpointPacerMXBean;
+import io.sr3.flink.CheckpointPacers;
 import io.sr3.flink.harness.BenchmarkMain;
 import io.sr3.flink.harness.EmbeddedCluster;
 import io.sr3.flink.harness.FlinkSettings;
@@ -9,10 +11,8 @@ import io.sr3.flink.harness.Json;
 import io.sr3.flink.harness.MachineDescription;
 import io.sr3.flink.harness.ResultFiles;
 import io.sr3.flink.harness.TestJobs;
-import io.sr3.flink.pacing.CheckpointPacerMXBean;
-import io.sr3.flink.pacing.CheckpointPacers;
-import io.sr3.flink.testjob.BurstSchedule;
 import io.sr3.flink.testjob.BurstSchedule.Phase;
+import io.sr3.flink.testjob.BurstSchedule;
 import io.sr3.flink.testjob.BurstyRuns;
 import io.sr3.flink.testjob.BurstyTestJob;
 import io.sr3.flink.testjob.LatencyHistogram;
@@ -68,9 +68,7 @@ import java.util.concurrent.TimeUnit;
  * processed outside the recovery windows. Results must be exact.
  *
  * <p>Configurations: the pacer with {@code sr3.pacing.max-recovery-time} = {@link #BOUND} and
- * Flink's interval at {@link #SAFETY_INTERVAL} as the safety maximum, with its default
- * constant-rate model and with its burst forecast ({@code -Dsr3.bench.forecast-pacer=false} leaves
- * that one out);
+ * Flink's interval at {@link #SAFETY_INTERVAL} as the safety maximum;
  * fixed intervals of 1 s, 3 s and 6 s. The run is 20x faster than a production cycle (a 13 s load cycle for ~4 min), so
  * Flink's typical 1 minute interval appears as 3 s.
  *
@@ -120,8 +118,6 @@ public final class PacingBenchmark {
     static final List<Long> CHOSEN_FAILURES = Arrays.stream(System.getProperty("sr3.bench.failures", "").split(","))
             .filter(x -> !x.isBlank()).map(x -> Long.parseLong(x.trim())).toList();
     static final int ROUNDS = Integer.getInteger("sr3.bench.rounds", 3);
-    /** Also run the pacer with {@code sr3.pacing.burst-forecast: true}, the model that expects bursts to end. */
-    static final boolean FORECAST_PACER = Boolean.parseBoolean(System.getProperty("sr3.bench.forecast-pacer", "true"));
     static final int FAILURES_PER_RUN = 3;
     /**
      * Failures are drawn in [FIRST_FAILURE, schedule end - 10 s), at least MIN_GAP apart; the first
@@ -150,8 +146,8 @@ public final class PacingBenchmark {
         BenchmarkMain.run("PacingBenchmark", args, (tmp, results) -> new PacingBenchmark(tmp).run(results));
     }
 
-    /** One configuration: the pacer (with or without its burst forecast), or a fixed interval. */
-    record Setup(String label, @Nullable Duration fixedInterval, boolean burstForecast) {
+    /** One configuration: the pacer, or a fixed interval. */
+    record Setup(String label, @Nullable Duration fixedInterval) {
         boolean paced() {
             return fixedInterval == null;
         }
@@ -166,12 +162,9 @@ public final class PacingBenchmark {
     private int run(Path resultsDirectory) throws Exception {
         MachineDescription machine = MachineDescription.ofThisMachine();
         List<Setup> setups = new ArrayList<>();
-        setups.add(new Setup("pacer (bound " + BOUND.toSeconds() + " s)", null, false));
-        if (FORECAST_PACER) {
-            setups.add(new Setup("pacer, burst forecast", null, true));
-        }
+        setups.add(new Setup("pacer (bound " + BOUND.toSeconds() + " s)", null));
         for (Duration d : FIXED) {
-            setups.add(new Setup("fixed " + d.toSeconds() + " s", d, false));
+            setups.add(new Setup("fixed " + d.toSeconds() + " s", d));
         }
         say("pacing benchmark: %d rounds x %d setups, %d failures per run; machine %d cpus, load %s", ROUNDS,
                 setups.size(), FAILURES_PER_RUN, machine.processors(), machine.loadAverage());
@@ -288,7 +281,6 @@ public final class PacingBenchmark {
                 job.setString("sr3.pacing.max-recovery-time", BOUND.toMillis() + " ms");
                 job.setString("sr3.pacing.failure-detection-time", FAILURE_DETECTION.toMillis() + " ms");
                 job.setString("sr3.pacing.mtbf", MTBF.toSeconds() + " s");
-                job.setString("sr3.pacing.burst-forecast", Boolean.toString(setup.burstForecast()));
                 job.setString("sr3.pacing.rest-url",
                         cluster.miniCluster().getRestAddress().get(30, TimeUnit.SECONDS).toString());
             }
@@ -401,7 +393,6 @@ public final class PacingBenchmark {
         defaults.put("sr3.bench.rounds", "3");
         defaults.put("sr3.bench.fixed", "1,3,6");
         defaults.put("sr3.bench.failures", "");
-        defaults.put("sr3.bench.forecast-pacer", "true");
         defaults.put("sr3.bench.burst-rate", "2000");
         StringBuilder out = new StringBuilder();
         defaults.forEach((key, value) -> {

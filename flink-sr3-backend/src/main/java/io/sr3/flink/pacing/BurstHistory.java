@@ -9,52 +9,24 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
- * How many records the job's input bursts bring, learned from its input rate and the sources'
- * record counter, so that the recovery model can expect a burst to end instead of lasting for the
- * whole recovery. Each rule below was found in a trace of the pacing benchmark.
+ * Recognizes the bursts of a job's input from its rate samples and the sources' record counter,
+ * so that the policy keeps checkpoints the bound does not need out of them.
  * <ul>
- *   <li><b>What a burst is.</b> A run of rate samples above the midpoint between the lowest and
- *       the highest rate remembered ({@code sr3.pacing.peak-memory}), when the highest is at
- *       least {@value #BURST_CONTRAST} times the lowest; it ends at the first sample below. A
- *       steady input's noise is no burst (quiet rates of 292-315/s made "bursts" of a few hundred
- *       records, and each real burst was then larger than any remembered).
- *   <li><b>Which rates set the midpoint.</b> Those measured without back-pressure: under
- *       back-pressure the sources read what the job takes, not what arrives (a lag read at
- *       4,275/s hid the next, back-pressured burst at 1,944/s). The highest rate under
- *       back-pressure counts only when those samples show no burst (a job back-pressured in every
- *       burst).
- *   <li><b>Back-pressured samples in a burst.</b> A high one goes on counting: a burst near
- *       capacity back-pressures the sources for most of its length. A low one neither ends the
- *       burst nor counts as quiet: the job is not taking the input (a checkpoint's pause would
- *       split a burst in two, and the halves would make the forecast expect bursts to end early).
- *   <li><b>A burst's records.</b> The sources' count from the start of the rate window in which
- *       the rate first crossed the midpoint (the rate is a mean over that window, so the burst
- *       began within it) to its first sample below: a few quiet records too many rather than
- *       burst records too few.
- *   <li><b>The rate between bursts.</b> The mean of the samples since the previous burst; after a
- *       restart without one, that of the last quiet phase (a failure late in a quiet phase leaves
- *       none before the next burst, and the midpoint, taken before, doubled the replay the model
- *       expected after the burst).
- *   <li><b>Settling.</b> A sample at least {@value #BURST_CONTRAST} times the rate between bursts
- *       but not in a burst, and the samples of a burst's first rate window, are means over a
- *       window that still holds quiet time: the load measured with them understates what comes
- *       (Young's interval fired at 905-1,155/s, and at 1,333/s one sample into a burst, at the
- *       onset of bursts of 2,000-2,700/s after 300/s). So is the input after a restart until
- *       the replay ended (Young's interval fired 0.7 s after a replay at a window mean of 620/s,
- *       1 s before a burst). LoadMemory feeds no sample during a replay nor for one rate window
- *       after it; in that window only {@link #judgeSettling} applies, to rates over a window
- *       that the pacer started afresh when the replay ended. Waiting the whole window instead
- *       kept a checkpoint out of the second between a replay and the next burst, which then
- *       forced one into the burst (in two of three failures of a benchmark round).
- *   <li><b>A burst's rate.</b> The mean of its samples after its first rate window (high
- *       back-pressured ones included), remembered with its records: in the next burst's first
- *       window the forecast expects that rate, not the settling mean (a failure 1.1 s into a
- *       burst at 2,700/s was predicted at 1.8 s from that mean and took 5.2 s; with the burst's
- *       rate, 3.3 s were predicted at that moment of a later run, which took 3.1 s).
- *   <li><b>Restarts.</b> A restart interrupts a burst, which is then not remembered. After a
- *       restart, and at the job's start (the sources may start behind), a burst is learned only
- *       once the input was quiet: a burst already running then has an unknown start. It still
- *       counts for the forecast, as if it started at the first sample seen.
+ *   <li>A burst is a run of samples above the midpoint between the lowest and the highest rate
+ *       remembered, when the highest is at least {@value #BURST_CONTRAST} times the lowest (a
+ *       steady input's noise is no burst); it ends at the first sample below.
+ *   <li>The midpoint comes from rates measured without back-pressure (under back-pressure the
+ *       sources read what the job takes, not what arrives); the highest back-pressured rate
+ *       counts only when those show no burst. A low back-pressured sample neither ends a burst
+ *       nor counts as quiet: a checkpoint's pause must not split a burst in two.
+ *   <li>A burst's size is the sources' count from the start of the rate window in which it
+ *       crossed the midpoint to its end, in records: what a replay has to work through.
+ *   <li>Settling: a sample at least {@value #BURST_CONTRAST} times the quiet rate but below the
+ *       midpoint, a burst's first rate window, and the input after a restart until the first
+ *       sample are means over a window that still holds other time, so the load measured then
+ *       is not what comes.
+ *   <li>A restart interrupts a burst, which is then not remembered; a burst already running
+ *       after a restart (or at the job's start) has an unknown start and is not learned.
  * </ul>
  */
 @NotThreadSafe
@@ -63,8 +35,8 @@ final class BurstHistory {
     /** The highest rate must be this many times the lowest for a burst. */
     static final double BURST_CONTRAST = 1.5;
 
-    /** A burst that ended; {@code rate} is the mean of its samples after its first rate window, NaN without any. */
-    private record Burst(Instant ended, long records, double rate) {}
+    /** A burst that ended. */
+    private record Burst(Instant ended, long records) {}
 
     /** The sources' record count at a sample. */
     private record Count(Instant at, long records) {}
@@ -95,9 +67,6 @@ final class BurstHistory {
     private Instant burstSeenAt = Instant.MIN;
     /** Whether the input is settling (see the class comment), by the last sample or since a restart. */
     private boolean settling;
-    /** The sum and number of the current burst's samples after its first rate window. */
-    private double burstRateSum;
-    private int burstRateSamples;
 
     /**
      * @param memory how long bursts and rate extremes are remembered
@@ -161,16 +130,10 @@ final class BurstHistory {
             quietRateBeforeBurst = Double.isNaN(lastQuietRate) ? (low + high) / 2 : lastQuietRate;
             quietSum = 0;
             quietSamples = 0;
-            burstRateSum = 0;
-            burstRateSamples = 0;
-        } else if (above && !settling) {
-            burstRateSum += rate;
-            burstRateSamples++;
         } else if (!above) {
             quietSinceInterrupt = true;
             if (inBurst && burstStartKnown) {
-                bursts.addLast(new Burst(now, sourceRecords - burstStartRecords,
-                        burstRateSamples > 0 ? burstRateSum / burstRateSamples : Double.NaN));
+                bursts.addLast(new Burst(now, sourceRecords - burstStartRecords));
             }
             inBurst = false;
             quietSum += rate;
@@ -238,11 +201,9 @@ final class BurstHistory {
         if (largest == null || largest.records() <= 0) {
             return null;
         }
-        double burstRate = Double.isNaN(largest.rate()) ? 0 : largest.rate();
         return !inBurst
-                ? new BurstOutlook(largest.records(), false, 0, quietSamples > 0 ? quietSum / quietSamples : 0, settling,
-                        burstRate)
+                ? new BurstOutlook(largest.records(), false, 0, quietSamples > 0 ? quietSum / quietSamples : 0, settling)
                 : new BurstOutlook(largest.records(), true, counts.peekLast().records() - burstStartRecords,
-                        quietRateBeforeBurst, settling, burstRate);
+                        quietRateBeforeBurst, settling);
     }
 }

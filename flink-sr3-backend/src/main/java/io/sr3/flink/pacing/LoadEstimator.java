@@ -21,7 +21,7 @@ import java.util.Map;
  * is the time between the two moments its metrics were sampled on the TaskManager: no clock skew
  * and no error from when the JobManager happened to fetch them.
  */
-public final class LoadEstimator {
+final class LoadEstimator {
 
     static final double MIN_BUSY = 0.02;
 

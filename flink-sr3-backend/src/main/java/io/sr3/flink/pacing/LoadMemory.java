@@ -8,42 +8,22 @@ import java.time.Instant;
 import java.util.Locale;
 
 /**
- * What the pacer remembers about a job's load beyond the current rate window, fed with every
- * fresh {@link LoadEstimator.Load}:
+ * What the pacer remembers about a job's load beyond the current rate window, for
+ * {@code sr3.pacing.peak-memory}:
  * <ul>
- *   <li>the recent peak input rate ({@link RateExtreme}), leaving out rates measured while a subtask
- *       was back-pressured or the job was replaying (and for one rate window after), because a
- *       source that works off a backlog reads as fast as the job takes records;
- *   <li>the capacity measured while no checkpoint ran: a replay runs without one competing for
- *       CPU, disk and network, so a capacity measured during a checkpoint understates it. Not
- *       during a replay either (nor for one rate window after it): the sources then fill the
- *       job's buffers while the other tasks still restore and look idle, which read as 8,125
- *       records/s where the job processed about 4,000/s. The
- *       latest such measurement counts, and the highest one taken while the hottest subtask was
- *       at least {@value #LOADED_BUSY} busy: at low load, per-record overhead (wake-ups, small
- *       network buffers) inflates busy time, and a replay, which reads in full buffers, runs
- *       faster than it suggests;
- *   <li>the rate of the last replays: after a restart the sources read the backlog as fast as
- *       the job takes it, which measures the replay capacity directly (busy time in a burst
- *       understates it when the job shares its cores); both the rate over each window and the
- *       mean rate of the whole replay ({@link #replayMeasured}) count;
- *   <li>how many records bursts bring ({@link BurstHistory}), from the rates measured outside replays;
- *   <li>whether the job is still replaying after a restart: from the restart until no subtask is
- *       saturated any more over the last sample interval, once the replay was seen running (a
- *       saturated sample since the restart) or the sources have read the estimated backlog
- *       again; for at most twice the recovery time the model expected for that failure and at
- *       most the recovery-time bound. The last interval, not the rate window: a mean over the
- *       window still holds the replay after it ended. Either condition, not the backlog alone:
- *       the backlog is counted from rates the metric store reports late, so after a burst it
- *       runs high, and in a trace of the pacing benchmark waiting for its 2,730 records kept
- *       pacing off until 1.6 s after the job had caught up. A job still saturated at the
- *       limit is busy with new input (a burst that began during the replay, or overload), and
- *       holding checkpoints back would only let the state age grow. The caller starts its rate
- *       window afresh at the sample that ends a replay. For one rate window from that sample,
- *       the loads only tell {@link BurstHistory} whether the input is settling; the peak, the
- *       capacities and the bursts take in none of them, lest a replay's tail count as input.
+ *   <li>the peak input rate, leaving out rates measured under back-pressure or during a replay
+ *       (and one rate window after it): a source working off a backlog reads as fast as the job
+ *       takes records;
+ *   <li>the capacity a replay would have: a replay runs without a checkpoint competing for CPU,
+ *       disk and network, so only capacities measured without one count (the latest, and the
+ *       highest under load, since per-record overhead inflates busy time at low load), and so
+ *       does the rate at which the sources read during recent replays;
+ *   <li>the bursts ({@link BurstHistory});
+ *   <li>whether the job still replays after a restart: until no subtask is saturated over the
+ *       last sample interval, once the replay was seen saturated or the sources read the
+ *       estimated backlog again, for at most twice the recovery time the model expected and at
+ *       most the bound (a job still saturated then is busy with new input, not the replay).
  * </ul>
- * The peak, the capacity and the replay rate are remembered for {@code sr3.pacing.peak-memory}.
  */
 @NotThreadSafe
 final class LoadMemory {

@@ -18,7 +18,7 @@ import java.util.Objects;
  * @param recentCheckpoints the last completed checkpoints, oldest first (may be empty)
  * @param checkpointInProgress a checkpoint is running, or one requested by the pacer has not shown
  *     up in the statistics yet
- * @param restoreEstimate R: how long restoring the current state would take ({@link RestoreEstimate})
+ * @param restoreEstimate R: how long restoring the current state would take ({@link RecoveryModel#restoreTime})
  * @param ageOrigin when the age of the state started if no checkpoint completed yet (the job's start)
  * @param observedMtbf the mean time between this job's recent restarts, or null before two
  *     restarts were seen; the policy uses it when it is shorter than the configured MTBF
@@ -29,10 +29,9 @@ import java.util.Objects;
  * @param backlogRecords records that arrived since the last checkpoint was triggered (or since
  *     {@code ageOrigin}), which a restore would replay; NaN when unknown, then the policy takes
  *     {@code inputRate * age}
- * @param bursts what the recent input says about bursts, or null (the input is then expected to
- *     stay at {@code inputRate})
+ * @param bursts what the recent input says about bursts, or null before a burst ended
  */
-public record PacingInputs(
+record PacingInputs(
         double inputRate,
         double capacity,
         List<SubtaskLoad> subtasks,

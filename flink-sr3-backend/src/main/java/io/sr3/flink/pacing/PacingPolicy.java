@@ -22,50 +22,32 @@ import java.util.function.DoubleUnaryOperator;
  * <ol>
  *   <li>A running checkpoint: wait. A job replaying its backlog after a restart: wait until it
  *       caught up ({@link Reason#CATCHING_UP}).
- *   <li>The bound: {@code tau_max}, the largest checkpoint age whose recovery time
+ *   <li>The bound {@code tau_max}: the largest checkpoint age whose recovery time
  *       ({@link RecoveryModel}) stays within the bound, from the records that arrived since the
- *       last checkpoint ({@link PacingInputs#backlogRecords()}) and the input expected ahead: the
- *       current rate, or, in a burst that brought fewer records than the largest remembered
- *       ({@link PacingInputs#bursts()}), its rate until it brought as many and the quiet rate
- *       after it. A checkpoint's state is restorable only once it completed, {@code C} after its
- *       trigger ({@code C}, the longest of the last {@value #COST_WINDOW}), so even back to back
- *       the restorable state gets {@code 2 C} old. If {@code tau_max} is shorter than that, no
- *       schedule can meet it: the decision says so ({@code boundReachable = false}) and the policy
- *       paces at Young's interval, whatever the load, instead of checkpointing back to back (or
- *       not at all while the job is saturated).
- *   <li>The deadline {@code tau_max - C - decision period}: the last moment at which a checkpoint
- *       still completes before the age passes {@code tau_max}. At or past it: checkpoint
+ *       last checkpoint and the current input rate. A checkpoint's state is restorable only once
+ *       it completed, {@code C} after its trigger (the longest of the last {@value #COST_WINDOW}),
+ *       so even back to back the state gets {@code 2 C} old; below that no schedule meets the
+ *       bound ({@code boundReachable = false}) and the policy paces at Young's interval.
+ *   <li>The deadline {@code tau_max - C - decision period}: at or past it, checkpoint
  *       ({@link Reason#AGE_BOUND}), whatever the load.
- *   <li>Loose bound (Young's interval {@code sqrt(2 C MTBF)} before the deadline, with MTBF the
- *       configured one or the job's observed time between restarts, whichever is shorter): checkpoint at
- *       Young's interval if the hottest subtask has headroom ({@link Reason#STEADY_INTERVAL}),
- *       otherwise wait for headroom until the deadline.
- *   <li>Tight bound (the deadline before Young's interval, as in a burst): the window opens at
- *       {@link Settings#windowOpenFraction()} of the deadline; inside it, checkpoint as soon as
- *       the hottest subtask has headroom ({@link Reason#CHEAPEST_MOMENT}), else wait for the
- *       deadline.
- *   <li>Ahead of a peak: when the recent peak input rate ({@link PacingInputs#peakInputRate()})
- *       would allow a shorter deadline than the current load, and that peak deadline comes before
- *       Young's interval, the window is measured against the peak deadline instead. With bursts
- *       of known size, the peak deadline is the age at which a burst that large, starting now,
- *       could pass without a checkpoint; inside a burst this rule is off. A quiet phase
- *       then ends with a fresh checkpoint, and a returning burst finds the age low instead of
- *       forcing a checkpoint at its busiest moment. A peak at which the bound is unreachable (its
- *       {@code tau_max} shorter than two checkpoint durations, as when a catch-up after a restart
- *       reads at full capacity) is ignored.
+ *   <li>Loose bound (Young's interval {@code sqrt(2 C MTBF)} before the deadline, MTBF the
+ *       configured or the observed one, whichever is shorter): checkpoint at Young's interval
+ *       with headroom ({@link Reason#STEADY_INTERVAL}), else wait for headroom until the deadline.
+ *   <li>Tight bound: the window opens at {@link Settings#windowOpenFraction()} of the deadline;
+ *       inside it, checkpoint at the first moment with headroom ({@link Reason#CHEAPEST_MOMENT}).
+ *   <li>Ahead of a peak: when the recent peak input rate would allow a shorter deadline that
+ *       comes before Young's interval, the window is measured against that deadline, so that a
+ *       returning burst finds the state young instead of forcing a checkpoint at its busiest
+ *       moment. A peak at which the bound is unreachable is ignored.
  * </ol>
- * "Headroom" means the most loaded subtask (busy plus back-pressured time) is at most
- * {@link Settings#headroomLoad()}: a barrier then finds idle time instead of adding latency to a
- * saturated task. Not while the input has not settled ({@link BurstOutlook#settling()}: a burst
- * beginning, or no rate sample since a restart): the load measured then is not what comes. Nor
- * inside a burst ({@link BurstOutlook#inBurst()}) that has not brought more records than the
- * largest remembered, whatever its load: a burst is the load peak that a checkpoint's work should
- * not hit (its records would wait behind it), and it ends before the deadline or the deadline
- * forces the checkpoint (a larger one may be a new level of load). Without a completed
- * checkpoint, C is 0, so the first checkpoint comes early and gives a measurement.
+ * "Headroom": the most loaded subtask (busy plus back-pressured) is at most
+ * {@link Settings#headroomLoad()}, the input has settled ({@link BurstOutlook#settling()}), and
+ * it is not in a burst to wait out ({@link BurstOutlook#burstToWaitOut()}): a barrier then finds
+ * idle time instead of adding latency. Without a completed checkpoint, C is 0, so the first
+ * checkpoint comes early and gives a measurement.
  */
 @ThreadSafe
-public final class PacingPolicy {
+final class PacingPolicy {
 
     /** How many recent checkpoints the cost estimate looks at (the longest counts). */
     public static final int COST_WINDOW = 3;
@@ -145,13 +127,12 @@ public final class PacingPolicy {
         double period = seconds(settings.decisionPeriod());
         double backlog = Double.isNaN(in.backlogRecords()) ? lambda * age : in.backlogRecords();
         BurstOutlook bursts = in.bursts();
-        InputForecast forecast = bursts == null ? InputForecast.constant(lambda) : bursts.forecast(lambda);
-        // The backlog and the input ahead if the failure struck when the state is `a` old.
+        // The backlog if the failure struck when the state is `a` old.
         DoubleUnaryOperator backlogAt = a -> a >= age
-                ? backlog + forecast.recordsWithin(a - age)
+                ? backlog + lambda * (a - age)
                 : age > 0 ? backlog * a / age : 0;
-        DoubleUnaryOperator recoveryAt = a -> RecoveryModel.recoverySeconds(backlogAt.applyAsDouble(a), d, r,
-                forecast.after(Math.max(0, a - age)), mu);
+        DoubleUnaryOperator recoveryAt = a -> RecoveryModel.recoveryWithBacklog(backlogAt.applyAsDouble(a), d, r,
+                lambda, mu);
         double tauMax = RecoveryModel.largestAge(recoveryAt, rto);
         double recovery = recoveryAt.applyAsDouble(age);
         double mtbf = seconds(settings.mtbf());
@@ -162,8 +143,7 @@ public final class PacingPolicy {
         SubtaskLoad hottest = in.hottest();
         boolean settling = bursts != null && bursts.settling();
         boolean inBurst = bursts != null && bursts.inBurst();
-        // One that brought more than any remembered may be a new level of load, not a burst to wait out.
-        boolean burstToWaitOut = inBurst && bursts.burstRecords() < bursts.largestRecords();
+        boolean burstToWaitOut = bursts != null && bursts.burstToWaitOut();
         boolean headroom = (hottest == null || hottest.load() <= settings.headroomLoad()) && !settling
                 && !burstToWaitOut;
         String noHeadroom = settling
@@ -211,7 +191,8 @@ public final class PacingPolicy {
             return out.build(Action.CHECKPOINT, Reason.AGE_BOUND, "age reaches the deadline "
                     + fmt(Math.max(0, deadline)) + " (bound - cost - decision period); " + load);
         }
-        double peakTau = inBurst ? Double.NEGATIVE_INFINITY : peakAgeBound(in, backlogAt, d, r, rto);
+        double peakTau = inBurst ? Double.NEGATIVE_INFINITY : RecoveryModel.largestAge(a -> RecoveryModel
+                .recoveryWithBacklog(in.peakInputRate() * a, d, r, in.peakInputRate(), mu), rto);
         double peakDeadline = peakTau - cost - period;
         // At a peak where the bound is unreachable, preparing for it would only checkpoint back to back.
         boolean aheadOfPeak = meetable(peakTau, cost) && peakDeadline > 0 && peakDeadline < Math.min(deadline, young);
@@ -239,49 +220,13 @@ public final class PacingPolicy {
                         + " until the deadline " + fmt(deadline) + "; " + load);
     }
 
-    /**
-     * The largest age at which a return of the recent peak would not need a checkpoint: with the
-     * records of the largest burst known, a burst that large starting now, with the failure at its end
-     * (the worst moment: the most to replay); otherwise, or if such a burst could not be spanned
-     * even from age 0, the peak rate for ever ({@code tau_max} at the peak rate).
-     */
-    private static double peakAgeBound(PacingInputs in, DoubleUnaryOperator backlogAt, double d, double r, double rto) {
-        double peak = in.peakInputRate();
-        double mu = in.capacity();
-        BurstOutlook bursts = in.bursts();
-        if (bursts != null && bursts.forecasting()) {
-            double burst = bursts.largestRecords();
-            InputForecast afterBurst = InputForecast.constant(in.inputRate());
-            double spanned = RecoveryModel.largestAge(a -> RecoveryModel.recoverySeconds(backlogAt.applyAsDouble(a) + burst,
-                    d, r, afterBurst, mu), rto);
-            if (spanned >= 0) {
-                return spanned;
-            }
-        }
-        return RecoveryModel.largestAge(a -> RecoveryModel.recoverySeconds(peak * a, d, r, InputForecast.constant(peak), mu),
-                rto);
-    }
-
     private static String describe(@Nullable BurstOutlook bursts) {
         if (bursts == null) {
             return "";
         }
-        if (!bursts.inBurst()) {
-            return String.format(Locale.ROOT, ", bursts of up to %,.0f records", bursts.largestRecords());
-        }
-        if (!bursts.forecasting()) {
-            return String.format(Locale.ROOT, ", in a burst with %,.0f records so far, expected to last",
-                    bursts.burstRecords());
-        }
-        String onset = bursts.settling() && bursts.burstRate() > 0
-                ? String.format(Locale.ROOT, " (its first rate window: expected at the last bursts' %.0f/s)",
-                        bursts.burstRate())
-                : "";
-        return bursts.burstRecords() < bursts.largestRecords()
-                ? String.format(Locale.ROOT, ", in a burst%s with %,.0f of the largest %,.0f records, then %.0f/s expected",
-                        onset, bursts.burstRecords(), bursts.largestRecords(), bursts.quietRate())
-                : String.format(Locale.ROOT, ", in a burst of %,.0f records, more than any remembered (%,.0f): expected "
-                        + "to last", bursts.burstRecords(), bursts.largestRecords());
+        return bursts.inBurst()
+                ? String.format(Locale.ROOT, ", in a burst with %,.0f records so far, expected to last", bursts.burstRecords())
+                : String.format(Locale.ROOT, ", bursts of up to %,.0f records", bursts.largestRecords());
     }
 
     /**

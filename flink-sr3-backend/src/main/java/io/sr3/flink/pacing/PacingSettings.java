@@ -18,7 +18,6 @@ import java.util.Objects;
  * @param decisionPeriod how often the pacer polls and decides
  * @param staleAfter metrics unchanged for this long count as stale
  * @param peakMemory how long the highest measured input rate is remembered, {@code sr3.pacing.peak-memory}
- * @param burstForecast whether the recovery model expects bursts to end, {@code sr3.pacing.burst-forecast}
  */
 public record PacingSettings(
         Duration maxRecoveryTime,
@@ -28,10 +27,9 @@ public record PacingSettings(
         String restUrl,
         Duration decisionPeriod,
         Duration staleAfter,
-        Duration peakMemory,
-        boolean burstForecast) implements Serializable {
+        Duration peakMemory) implements Serializable {
 
-    private static final long serialVersionUID = 2L;
+    private static final long serialVersionUID = 3L;
 
     public PacingSettings {
         Objects.requireNonNull(restUrl, "restUrl");
@@ -47,7 +45,7 @@ public record PacingSettings(
         }
     }
 
-    public PacingPolicy.Settings policySettings() {
+    PacingPolicy.Settings policySettings() {
         return policySettings(maxRecoveryTime, failureDetection, mtbf, decisionPeriod);
     }
 

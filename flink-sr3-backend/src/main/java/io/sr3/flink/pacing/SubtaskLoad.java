@@ -8,7 +8,7 @@ package io.sr3.flink.pacing;
  * @param busyRatio fraction of time spent processing, in [0, 1]
  * @param backPressureRatio fraction of time blocked by downstream, in [0, 1]
  */
-public record SubtaskLoad(String vertex, int subtask, double busyRatio, double backPressureRatio) {
+record SubtaskLoad(String vertex, int subtask, double busyRatio, double backPressureRatio) {
 
     public SubtaskLoad {
         if (!(busyRatio >= 0 && busyRatio <= 1.0001) || !(backPressureRatio >= 0 && backPressureRatio <= 1.0001)) {

@@ -6,7 +6,6 @@ import java.time.Duration;
 import java.time.Instant;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.offset;
 
 class BurstHistoryTest {
 
@@ -38,14 +37,12 @@ class BurstHistoryTest {
         assertThat(inBurst.inBurst()).isTrue();
         assertThat(inBurst.burstRecords()).isEqualTo(4000);
         assertThat(inBurst.quietRate()).as("the mean of the quiet phase before it").isEqualTo(300);
-        assertThat(inBurst.forecast(2000)).isEqualTo(new InputForecast(2000, 3.15, 300));
     }
 
     /**
      * The second burst brings as many records, but at first the sources read a lag at 3,200/s and
-     * then the burst is back-pressured to 1,600/s: it lasts longer at a lower rate. What it still
-     * brings is what it lacks to the first one's records, not its current rate for the first
-     * one's length.
+     * then the burst is back-pressured to 1,600/s: it lasts longer at a lower rate, and its size
+     * is counted in records.
      */
     @Test
     void aBurstsRemainderIsTheRecordsItLacksToTheLargest() {
@@ -57,8 +54,6 @@ class BurstHistoryTest {
 
         BurstOutlook outlook = history.outlook(now());
         assertThat(outlook.burstRecords()).isEqualTo(6400);
-        assertThat(outlook.forecast(1600).recordsWithin(100) - 300 * (100 - outlook.forecast(1600).seconds()))
-                .as("the rest of the burst").isCloseTo(3900, offset(1e-6));
     }
 
     @Test
@@ -78,7 +73,7 @@ class BurstHistoryTest {
         BurstOutlook outlook = history.outlook(now());
 
         assertThat(outlook.burstRecords()).isEqualTo(12_000);
-        assertThat(outlook.forecast(2000)).isEqualTo(InputForecast.constant(2000));
+        assertThat(outlook.burstToWaitOut()).as("maybe a new level of load").isFalse();
     }
 
     @Test
@@ -102,8 +97,6 @@ class BurstHistoryTest {
         BurstOutlook outlook = history.outlook(now());
         assertThat(outlook.inBurst()).isTrue();
         assertThat(outlook.burstRecords()).as("its start is unknown: taken as the first sample seen").isEqualTo(6000);
-        assertThat(outlook.forecast(2000).seconds()).as("the largest burst's 10,300 records less those seen")
-                .isEqualTo(2.15);
 
         feed(8, 300);
         assertThat(history.outlook(now()).largestRecords()).as("the interrupted burst is not remembered")
@@ -192,8 +185,7 @@ class BurstHistoryTest {
         feed(2, 2000);
         BurstOutlook outlook = history.outlook(now());
         assertThat(outlook.largestRecords()).as("the first burst and its ending quiet second").isEqualTo(10_300);
-        assertThat(outlook.forecast(2000).seconds()).as("the records it lacks to the first one, at 2,000/s")
-                .isCloseTo(3.15, offset(0.001));
+        assertThat(outlook.burstToWaitOut()).isTrue();
     }
 
     /**
@@ -231,29 +223,6 @@ class BurstHistoryTest {
         feed(1, 900);
         assertThat(history.outlook(now()).settling()).as("after a restart, against the last quiet phase's rate")
                 .isTrue();
-    }
-
-    /**
-     * The first burst ran at 2,000/s (its first sample, whose window held quiet time, left out of
-     * its rate). In the next burst's first rate window the sources read 1,200/s; the forecast
-     * expects 2,000/s, and once a whole window is inside the burst, what it measures.
-     */
-    @Test
-    void aBurstsFirstRateWindowIsForecastAtTheRateOfTheRememberedBurst() {
-        feed(8, 300);
-        feed(1, 1200);
-        feed(4, 2000);
-        feed(8, 300);
-        assertThat(history.outlook(now()).burstRate()).isEqualTo(2000);
-
-        feed(1, 1200);
-        BurstOutlook onset = history.outlook(now());
-        assertThat(onset.inBurst()).isTrue();
-        assertThat(onset.settling()).isTrue();
-        assertThat(onset.forecast(1200).rate()).isEqualTo(2000);
-
-        feed(1, 1800);
-        assertThat(history.outlook(now()).forecast(1800).rate()).as("a whole window inside the burst").isEqualTo(1800);
     }
 
     /**

@@ -27,7 +27,7 @@ class CheckpointPacerTest {
     private final AtomicBoolean stopped = new AtomicBoolean();
     private final PacingSettings settings = new PacingSettings(Duration.ofSeconds(30), Duration.ofSeconds(2),
             Duration.ofHours(1), 100L << 20, "http://127.0.0.1:1", Duration.ofSeconds(1), Duration.ofSeconds(5),
-            Duration.ofMinutes(10), true);
+            Duration.ofMinutes(10));
     private final CheckpointPacer pacer = new CheckpointPacer("job", settings, endpoint, clock, unused,
             () -> stopped.set(true));
 
@@ -48,9 +48,9 @@ class CheckpointPacerTest {
         }
 
         assertThat(endpoint.triggers).isPositive();
-        assertThat(pacer.getTriggersAgeBound()).isEqualTo(endpoint.triggers);
-        assertThat(pacer.getCheckpointAgeBoundMillis()).isBetween(1000L, 1200L);
-        assertThat(pacer.getFallingBack()).isZero();
+        assertThat(pacer.status().triggers(Decision.Reason.AGE_BOUND)).isEqualTo(endpoint.triggers);
+        assertThat(pacer.status().boundMillis()).isBetween(1000L, 1200L);
+        assertThat(pacer.status().fallback()).isFalse();
     }
 
     @Test
@@ -62,7 +62,7 @@ class CheckpointPacerTest {
         pacer.tick();
         pacer.tick();
 
-        assertThat(pacer.getFallingBack()).isEqualTo(1);
+        assertThat(pacer.status().fallback()).isTrue();
         assertThat(endpoint.triggers).isZero();
 
         endpoint.views.add(running(1, 100, 0.1));
@@ -70,8 +70,8 @@ class CheckpointPacerTest {
         pacer.tick();
         pacer.tick();
 
-        assertThat(pacer.getFallingBack()).isZero();
-        assertThat(pacer.getDecisions()).isPositive();
+        assertThat(pacer.status().fallback()).isFalse();
+        assertThat(pacer.status().decisions()).isPositive();
     }
 
     @Test
@@ -79,13 +79,13 @@ class CheckpointPacerTest {
         endpoint.views.add(partial());
         pacer.tick();
 
-        assertThat(pacer.getFallingBack()).as("right after a start, metrics may not be fetched yet").isZero();
+        assertThat(pacer.status().fallback()).as("right after a start, metrics may not be fetched yet").isFalse();
 
         clock.advance(settings.staleAfter().plusSeconds(1));
         endpoint.views.add(partial());
         pacer.tick();
 
-        assertThat(pacer.getFallingBack()).isEqualTo(1);
+        assertThat(pacer.status().fallback()).isTrue();
         assertThat(endpoint.triggers).isZero();
     }
 
@@ -119,10 +119,10 @@ class CheckpointPacerTest {
 
         assertThat(published).isNotEmpty();
         PacerStatus last = published.get(published.size() - 1);
-        assertThat(last.boundMillis()).isEqualTo(publishing.getCheckpointAgeBoundMillis());
-        assertThat(last.estimatedRecoveryMillis()).isEqualTo(publishing.getEstimatedRecoveryTimeMillis());
+        assertThat(last.boundMillis()).isEqualTo(publishing.status().boundMillis());
+        assertThat(last.estimatedRecoveryMillis()).isEqualTo(publishing.status().estimatedRecoveryMillis());
         assertThat(last.lastCheckpointAtMillis()).isEqualTo(clock.instant().minusSeconds(21).toEpochMilli());
-        assertThat(last.decisions()).isEqualTo(publishing.getDecisions());
+        assertThat(last.decisions()).isEqualTo(publishing.status().decisions());
         assertThat(PacerStatus.decode(last.encode())).isEqualTo(last);
 
         endpoint.views.add(new JobView("CANCELED", true, null, List.of(), 0, null));
@@ -132,7 +132,7 @@ class CheckpointPacerTest {
 
     @Test
     void restartsSeenByThePacerBecomeTheObservedMtbf() {
-        assertThat(pacer.getObservedMtbfMillis()).isEqualTo(-1);
+        assertThat(pacer.status().observedMtbfMillis()).isEqualTo(-1);
         for (int restart = 0; restart < 2; restart++) {
             endpoint.views.add(running(0, 100, 0.1));
             pacer.tick();
@@ -141,7 +141,7 @@ class CheckpointPacerTest {
             pacer.tick();
         }
 
-        assertThat(pacer.getObservedMtbfMillis()).isEqualTo(30_000);
+        assertThat(pacer.status().observedMtbfMillis()).isEqualTo(30_000);
     }
 
     /**
@@ -157,13 +157,13 @@ class CheckpointPacerTest {
             clock.advance(Duration.ofSeconds(1));
         }
         assertThat(endpoint.triggers).as("no trigger while replaying").isZero();
-        assertThat(pacer.getLastReason()).isEqualTo(Decision.Reason.CATCHING_UP.name());
+        assertThat(pacer.status().lastReason()).isEqualTo(Decision.Reason.CATCHING_UP);
 
         for (int second = 4; second < 8; second++) {
             job.second(900, 0.8, Duration.ofSeconds(20));
             clock.advance(Duration.ofSeconds(1));
         }
-        assertThat(pacer.getTriggersAgeBound()).as("caught up: the bound rules again").isPositive();
+        assertThat(pacer.status().triggers(Decision.Reason.AGE_BOUND)).as("caught up: the bound rules again").isPositive();
     }
 
     /**
@@ -190,7 +190,7 @@ class CheckpointPacerTest {
     @Test
     void aReplayIsLeftAloneForAtMostTwiceTheRecoveryTheModelExpected() {
         runFor(0, 4, 100, 0.1);
-        assertThat(pacer.getEstimatedRecoveryTimeMillis()).isBetween(4_300L, 4_500L);
+        assertThat(pacer.status().estimatedRecoveryMillis()).isBetween(4_300L, 4_500L);
         endpoint.views.add(new JobView("RESTARTING", false, null, List.of(), 0, null));
         pacer.tick();
 
@@ -198,7 +198,7 @@ class CheckpointPacerTest {
         assertThat(endpoint.triggers).as("no trigger within twice the expected recovery").isZero();
 
         runFor(8, 11, 900, 0.92);
-        assertThat(pacer.getTriggersAgeBound()).as("still saturated after that: paced again").isPositive();
+        assertThat(pacer.status().triggers(Decision.Reason.AGE_BOUND)).as("still saturated after that: paced again").isPositive();
     }
 
     /**
@@ -225,8 +225,8 @@ class CheckpointPacerTest {
             withoutReplay.second(1500, 0.85, Duration.ofSeconds(20));
         }
 
-        assertThat(pacer.getCheckpointAgeBoundMillis()).as("capacity from the replay").isBetween(32_500L, 33_500L);
-        assertThat(withoutReplay.pacer.getCheckpointAgeBoundMillis()).as("capacity from busy time")
+        assertThat(pacer.status().boundMillis()).as("capacity from the replay").isBetween(32_500L, 33_500L);
+        assertThat(withoutReplay.pacer.status().boundMillis()).as("capacity from busy time")
                 .isBetween(2_500L, 3_300L);
     }
 
@@ -251,7 +251,7 @@ class CheckpointPacerTest {
             job.second(100, 0.1, Duration.ofSeconds(10));
         }
 
-        assertThat(pacer.getCheckpointAgeBoundMillis()).isBetween(1_000_000L, 1_200_000L);
+        assertThat(pacer.status().boundMillis()).isBetween(1_000_000L, 1_200_000L);
     }
 
     /**
@@ -275,15 +275,15 @@ class CheckpointPacerTest {
             after.second(100, 0.1, Duration.ofSeconds(10));
             clock.advance(Duration.ofSeconds(1));
         }
-        assertThat(pacer.getLastReason()).as("idle while restoring: not caught up")
-                .isEqualTo(Decision.Reason.CATCHING_UP.name());
+        assertThat(pacer.status().lastReason()).as("idle while restoring: not caught up")
+                .isEqualTo(Decision.Reason.CATCHING_UP);
 
         for (int second = 0; second < 6; second++) {
             after.second(4000, 0.5, Duration.ofSeconds(10));
             clock.advance(Duration.ofSeconds(1));
         }
-        assertThat(pacer.getLastReason()).as("the backlog was read again").isNotEqualTo(
-                Decision.Reason.CATCHING_UP.name());
+        assertThat(pacer.status().lastReason()).as("the backlog was read again").isNotEqualTo(
+                Decision.Reason.CATCHING_UP);
     }
 
     /**
@@ -311,14 +311,14 @@ class CheckpointPacerTest {
             clock.advance(Duration.ofSeconds(1));
         }
         after.second(100, 0.1, Duration.ofSeconds(10));
-        assertThat(pacer.getLastReason()).as("replaying at full load").isEqualTo(Decision.Reason.CATCHING_UP.name());
+        assertThat(pacer.status().lastReason()).as("replaying at full load").isEqualTo(Decision.Reason.CATCHING_UP);
         clock.advance(Duration.ofSeconds(1));
         after.second(100, 0.1, Duration.ofSeconds(10));
 
-        assertThat(pacer.getLastReason()).as("6,100 of about 9,000 records read, no subtask saturated: caught up")
-                .isNotEqualTo(Decision.Reason.CATCHING_UP.name());
+        assertThat(pacer.status().lastReason()).as("6,100 of about 9,000 records read, no subtask saturated: caught up")
+                .isNotEqualTo(Decision.Reason.CATCHING_UP);
         assertThat(pacer.lastLoad().inputRate()).as("the input after the replay").isEqualTo(100);
-        assertThat(pacer.getCheckpointAgeBoundMillis()).isGreaterThan(100_000L);
+        assertThat(pacer.status().boundMillis()).isGreaterThan(100_000L);
     }
 
     /**
@@ -334,8 +334,8 @@ class CheckpointPacerTest {
         pacer.tick();
         runFor(0, 3, 900, 0.95);
 
-        assertThat(pacer.getLastReason()).as("the aborted request is not in progress any more")
-                .isEqualTo(Decision.Reason.CATCHING_UP.name());
+        assertThat(pacer.status().lastReason()).as("the aborted request is not in progress any more")
+                .isEqualTo(Decision.Reason.CATCHING_UP);
     }
 
     /**
@@ -353,8 +353,8 @@ class CheckpointPacerTest {
         endpoint.views.add(new JobView(answered.state(), false, answered.counters(), answered.completedCheckpoints(), 0,
                 clock.instant()));
         pacer.tick();
-        assertThat(pacer.getLastReason()).as("the failed request is not in progress").isNotEqualTo(
-                Decision.Reason.CHECKPOINT_IN_PROGRESS.name());
+        assertThat(pacer.status().lastReason()).as("the failed request is not in progress").isNotEqualTo(
+                Decision.Reason.CHECKPOINT_IN_PROGRESS);
         assertThat(endpoint.triggers).as("the bound still needs a checkpoint").isGreaterThan(triggers);
     }
 
@@ -390,13 +390,13 @@ class CheckpointPacerTest {
             newAttempt.second(300, 0.5, Duration.ofSeconds(5));
             cleanNewAttempt.second(300, 0.5, Duration.ofSeconds(5));
             clock.advance(Duration.ofSeconds(1));
-            assertThat(pacer.getLastReason()).as("second %d of the new attempt", second)
-                    .isEqualTo(clean.pacer.getLastReason());
+            assertThat(pacer.status().lastReason()).as("second %d of the new attempt", second)
+                    .isEqualTo(clean.pacer.status().lastReason());
         }
 
-        assertThat(pacer.getCheckpointAgeBoundMillis()).isPositive()
-                .isEqualTo(clean.pacer.getCheckpointAgeBoundMillis());
-        assertThat(pacer.getEstimatedRecoveryTimeMillis()).isEqualTo(clean.pacer.getEstimatedRecoveryTimeMillis());
+        assertThat(pacer.status().boundMillis()).isPositive()
+                .isEqualTo(clean.pacer.status().boundMillis());
+        assertThat(pacer.status().estimatedRecoveryMillis()).isEqualTo(clean.pacer.status().estimatedRecoveryMillis());
     }
 
     /**
@@ -427,9 +427,9 @@ class CheckpointPacerTest {
         for (int second = 5; second < 10; second++) {
             job.second(300, 0.2, Duration.ofSeconds(60));
             clock.advance(Duration.ofSeconds(1));
-            assertThat(pacer.getLastReason()).isNotEqualTo(Decision.Reason.CATCHING_UP.name());
+            assertThat(pacer.status().lastReason()).isNotEqualTo(Decision.Reason.CATCHING_UP);
         }
-        assertThat(pacer.getObservedMtbfMillis()).as("no restart counted").isEqualTo(-1);
+        assertThat(pacer.status().observedMtbfMillis()).as("no restart counted").isEqualTo(-1);
     }
 
     /**
@@ -440,20 +440,20 @@ class CheckpointPacerTest {
     @Test
     void countersOlderThanTheRestartAreSkippedForABoundedTimeOnly() {
         restart();
-        long before = pacer.getDecisions();
+        long before = pacer.status().decisions();
         for (int second = 1; second <= 34; second++) {
             clock.advance(Duration.ofSeconds(1));
             endpoint.views.add(running(100 + second, 300, 0.2));
             pacer.tick();
         }
-        assertThat(pacer.getDecisions()).as("the old attempt's counters").isEqualTo(before);
+        assertThat(pacer.status().decisions()).as("the old attempt's counters").isEqualTo(before);
 
         for (int second = 35; second <= 40; second++) {
             clock.advance(Duration.ofSeconds(1));
             endpoint.views.add(running(100 + second, 300, 0.2));
             pacer.tick();
         }
-        assertThat(pacer.getDecisions()).as("taken as samples after 35 s").isGreaterThan(before);
+        assertThat(pacer.status().decisions()).as("taken as samples after 35 s").isGreaterThan(before);
     }
 
     /**
@@ -472,7 +472,7 @@ class CheckpointPacerTest {
         }
 
         // Restarts after the last fresh counters of attempts that started at 0 s and 31 s.
-        assertThat(pacer.getObservedMtbfMillis()).as("two restarts").isEqualTo(30_000);
+        assertThat(pacer.status().observedMtbfMillis()).as("two restarts").isEqualTo(30_000);
     }
 
     /**
@@ -487,8 +487,8 @@ class CheckpointPacerTest {
             runAttempt(10, 3);
         }
 
-        assertThat(pacer.getObservedMtbfMillis()).as("no restart counted").isEqualTo(-1);
-        assertThat(pacer.getLastReason()).isNotEqualTo(Decision.Reason.CATCHING_UP.name());
+        assertThat(pacer.status().observedMtbfMillis()).as("no restart counted").isEqualTo(-1);
+        assertThat(pacer.status().lastReason()).isNotEqualTo(Decision.Reason.CATCHING_UP);
     }
 
     /** One poll per second of an attempt whose counters start at 0, with Flink's restart count at {@code restarts}. */
@@ -543,8 +543,8 @@ class CheckpointPacerTest {
             clock.advance(Duration.ofSeconds(1));
         }
 
-        assertThat(measured.getRestoreBytesPerSecond()).isEqualTo(10);
-        assertThat(measured.getEstimatedRecoveryTimeMillis()).isGreaterThan(100_000);
+        assertThat(measured.status().restoreBytesPerSecond()).isEqualTo(10);
+        assertThat(measured.status().estimatedRecoveryMillis()).isGreaterThan(100_000);
     }
 
     /**
@@ -569,8 +569,8 @@ class CheckpointPacerTest {
             clock.advance(Duration.ofSeconds(1));
         }
 
-        assertThat(pacer.getTriggersCheapestMoment()).as("quiet moments used ahead of the next peak").isPositive();
-        assertThat(endpoint.triggers).isEqualTo(pacer.getTriggersCheapestMoment());
+        assertThat(pacer.status().triggers(Decision.Reason.CHEAPEST_MOMENT)).as("quiet moments used ahead of the next peak").isPositive();
+        assertThat(endpoint.triggers).isEqualTo(pacer.status().triggers(Decision.Reason.CHEAPEST_MOMENT));
         assertThat(quietOnly.endpoint.triggers).as("a pacer that never saw the burst waits for Young's interval")
                 .isZero();
     }
@@ -588,7 +588,7 @@ class CheckpointPacerTest {
             job.second(500, 0.25, Duration.ofSeconds(10), 0, 0);
             clock.advance(Duration.ofSeconds(1));
         }
-        assertThat(pacer.getCheckpointAgeBoundMillis()).as("without a checkpoint").isBetween(81_000L, 83_000L);
+        assertThat(pacer.status().boundMillis()).as("without a checkpoint").isBetween(81_000L, 83_000L);
 
         ScriptedJob onlyDuringCheckpoints = otherJob();
         for (int second = 4; second < 8; second++) {
@@ -597,8 +597,8 @@ class CheckpointPacerTest {
             clock.advance(Duration.ofSeconds(1));
         }
 
-        assertThat(pacer.getCheckpointAgeBoundMillis()).as("a checkpoint runs now").isBetween(81_000L, 83_000L);
-        assertThat(onlyDuringCheckpoints.pacer.getCheckpointAgeBoundMillis()).as("never measured without one")
+        assertThat(pacer.status().boundMillis()).as("a checkpoint runs now").isBetween(81_000L, 83_000L);
+        assertThat(onlyDuringCheckpoints.pacer.status().boundMillis()).as("never measured without one")
                 .isBetween(16_000L, 17_500L);
     }
 
@@ -623,8 +623,8 @@ class CheckpointPacerTest {
             clock.advance(Duration.ofSeconds(1));
         }
 
-        long underLoad = pacer.getCheckpointAgeBoundMillis();
-        long lowLoadOnly = quietOnly.pacer.getCheckpointAgeBoundMillis();
+        long underLoad = pacer.status().boundMillis();
+        long lowLoadOnly = quietOnly.pacer.status().boundMillis();
         assertThat(lowLoadOnly).as("1,000/s").isBetween(200_000L, 260_000L);
         assertThat(underLoad).as("2,500/s").isBetween(600_000L, 680_000L);
     }
@@ -650,7 +650,7 @@ class CheckpointPacerTest {
             clock.advance(Duration.ofSeconds(1));
         }
 
-        assertThat(pacer.getEstimatedRecoveryTimeMillis() - sharedPacer.getEstimatedRecoveryTimeMillis())
+        assertThat(pacer.status().estimatedRecoveryMillis() - sharedPacer.status().estimatedRecoveryMillis())
                 .isBetween(3_200L, 3_450L);
     }
 
@@ -671,44 +671,14 @@ class CheckpointPacerTest {
     }
 
     /**
-     * Quiet at 100/s, a burst at 800/s (keyed subtask 80% busy: capacity 1,000/s, the source
-     * back-pressured half the time) for 8 s, quiet again, then the next burst. Expected to last,
-     * the burst allows only about 4,000 records of backlog (2 + (B + 1,600) / 200 <= 30); a pacer
-     * that learned that bursts end after about 8 s expects the replay to meet 100/s soon and
-     * allows several times more.
-     */
-    @Test
-    void aBurstLearnedFromBackPressuredRatesIsExpectedToEnd() {
-        ScriptedJob job = new ScriptedJob(endpoint, pacer);
-        ScriptedJob constant = otherJob(new PacingSettings(settings.maxRecoveryTime(), settings.failureDetection(),
-                settings.mtbf(), settings.restoreBytesPerSecond(), settings.restUrl(), settings.decisionPeriod(),
-                settings.staleAfter(), settings.peakMemory(), false));
-        int[][] phases = {{10, 100}, {8, 800}, {12, 100}, {6, 800}};
-        for (int[] phase : phases) {
-            for (int second = 0; second < phase[0]; second++) {
-                double busy = phase[1] / 1000.0;
-                double backPressure = phase[1] > 100 ? 0.5 : 0;
-                job.second(phase[1], busy, Duration.ofSeconds(2), backPressure, 0);
-                constant.second(phase[1], busy, Duration.ofSeconds(2), backPressure, 0);
-                clock.advance(Duration.ofSeconds(1));
-            }
-        }
-
-        long expectingTheEnd = pacer.getCheckpointAgeBoundMillis();
-        long expectingItToLast = constant.pacer.getCheckpointAgeBoundMillis();
-        assertThat(expectingItToLast).as("constant-rate model").isBetween(1_000L, 8_000L);
-        assertThat(expectingTheEnd).as("bursts learned").isGreaterThan(3 * expectingItToLast);
-    }
-
-    /**
-     * The constant-rate model (no burst forecast) still knows a burst when it sees one: past
+     * The pacer knows a burst when it sees one: past
      * Young's interval (26.8 s: C 0.1 s, MTBF 1 h) with the keyed subtask only 40% busy, it
      * waits for a returning burst to end, where the same job at its quiet rate checkpoints.
      */
     @Test
     void withoutTheForecastABurstItRecognizesIsNoMomentForACheckpoint() {
-        ScriptedJob bursty = otherJob(constantRate());
-        ScriptedJob quiet = otherJob(constantRate());
+        ScriptedJob bursty = otherJob();
+        ScriptedJob quiet = otherJob();
         int[][] phases = {{10, 100}, {8, 400}, {12, 100}};
         for (int[] phase : phases) {
             for (int second = 0; second < phase[0]; second++) {
@@ -727,9 +697,9 @@ class CheckpointPacerTest {
             clock.advance(Duration.ofSeconds(1));
         }
 
-        assertThat(quiet.pacer.getTriggersSteadyInterval()).as("Young's interval at the quiet rate").isPositive();
+        assertThat(quiet.pacer.status().triggers(Decision.Reason.STEADY_INTERVAL)).as("Young's interval at the quiet rate").isPositive();
         assertThat(bursty.endpoint.triggers).as("none in the burst").isZero();
-        assertThat(bursty.pacer.getLastReason()).isEqualTo(Decision.Reason.WAITING_FOR_HEADROOM.name());
+        assertThat(bursty.pacer.status().lastReason()).isEqualTo(Decision.Reason.WAITING_FOR_HEADROOM);
     }
 
     /**
@@ -747,10 +717,10 @@ class CheckpointPacerTest {
             clock.advance(Duration.ofSeconds(1));
         }
         assertThat(replay.endpoint.triggers).as("no trigger during the replay").isZero();
-        assertThat(replay.pacer.getLastReason()).isEqualTo(Decision.Reason.CATCHING_UP.name());
+        assertThat(replay.pacer.status().lastReason()).isEqualTo(Decision.Reason.CATCHING_UP);
 
         replay.second(100, 0.1, Duration.ofSeconds(28));
-        assertThat(replay.pacer.getTriggersSteadyInterval()).as("at the first quiet second after the replay")
+        assertThat(replay.pacer.status().triggers(Decision.Reason.STEADY_INTERVAL)).as("at the first quiet second after the replay")
                 .isEqualTo(1);
     }
 
@@ -768,22 +738,15 @@ class CheckpointPacerTest {
         }
 
         assertThat(replay.endpoint.triggers).as("a rate four times the quiet one is no cheap moment").isZero();
-        assertThat(replay.pacer.getLastReason()).isEqualTo(Decision.Reason.WAITING_FOR_HEADROOM.name());
-    }
-
-    /** These tests' settings with the constant-rate model: no burst forecast. */
-    private PacingSettings constantRate() {
-        return new PacingSettings(settings.maxRecoveryTime(), settings.failureDetection(), settings.mtbf(),
-                settings.restoreBytesPerSecond(), settings.restUrl(), settings.decisionPeriod(), settings.staleAfter(),
-                settings.peakMemory(), false);
+        assertThat(replay.pacer.status().lastReason()).isEqualTo(Decision.Reason.WAITING_FOR_HEADROOM);
     }
 
     /**
-     * A job on the constant-rate model that learned a burst (10 s at 100/s, 8 s at 400/s, 12 s at
+     * A job that learned a burst (10 s at 100/s, 8 s at 400/s, 12 s at
      * 100/s, its checkpoint 5 s old) and then restarted: the script of its new attempt.
      */
     private ScriptedJob restartedAfterABurst() {
-        ScriptedJob job = otherJob(constantRate());
+        ScriptedJob job = otherJob();
         int[][] phases = {{10, 100}, {8, 400}, {12, 100}};
         for (int[] phase : phases) {
             for (int second = 0; second < phase[0]; second++) {
@@ -868,7 +831,7 @@ class CheckpointPacerTest {
         assertThat(endpoint.triggers).isPositive();
         endpoint.views.add(running(4, 900, 0.9));
         pacer.tick();
-        assertThat(pacer.getLastReason()).isEqualTo(Decision.Reason.CHECKPOINT_IN_PROGRESS.name());
+        assertThat(pacer.status().lastReason()).isEqualTo(Decision.Reason.CHECKPOINT_IN_PROGRESS);
         return endpoint.triggers;
     }
 

@@ -230,53 +230,11 @@ class PacingPolicyTest {
     }
 
     @Test
-    void theGeneralModelWithAConstantForecastIsTheDesignFormula() {
-        assertThat(RecoveryModel.recoverySeconds(1000 * 30.0, 10, 5, InputForecast.constant(1000), 3000))
+    void theModelWithACountedBacklogIsTheDesignFormula() {
+        assertThat(RecoveryModel.recoveryWithBacklog(1000 * 30.0, 10, 5, 1000, 3000))
                 .isCloseTo(RecoveryModel.recoverySeconds(30, 10, 5, 1000, 3000), offset(1e-9));
-        assertThat(RecoveryModel.recoverySeconds(0, 10, 5, InputForecast.constant(0), Double.MAX_VALUE)).isEqualTo(15);
-        assertThat(RecoveryModel.recoverySeconds(1000, 10, 5, InputForecast.constant(3000), 3000)).isInfinite();
-    }
-
-    /**
-     * 10,000 records to replay, D + R = 6 s, capacity 3,000/s. Against a burst of 4,000/s (above
-     * capacity) that ends 10 s after the failure, then 1,000/s: 6 + (10,000 + 3,000 * 10 + 1,000 * 6)
-     * / 2,000 = 29 s; the same burst for ever never catches up.
-     */
-    @Test
-    void aBurstThatEndsLetsEvenAnOverloadedReplayCatchUp() {
-        InputForecast ending = new InputForecast(4000, 10, 1000);
-        assertThat(RecoveryModel.recoverySeconds(10_000, 5, 1, ending, 3000)).isCloseTo(29, offset(1e-9));
-        assertThat(RecoveryModel.recoverySeconds(10_000, 5, 1, InputForecast.constant(4000), 3000)).isInfinite();
-        assertThat(ending.recordsWithin(12)).isEqualTo(42_000);
-        assertThat(ending.after(4)).isEqualTo(new InputForecast(4000, 6, 1000));
-    }
-
-    /**
-     * A burst at 80% of capacity began 4 s ago, after a quiet phase at 1,000/s; 34,500 records
-     * arrived since the checkpoint 6.5 s ago. If the burst lasts, a failure now takes
-     * 6 + (34,500 + 8,000 * 6) / 2,000 = 47.25 s, and the age may grow to 6.5 + 25,500 / 8,000 =
-     * 9.69 s. Bursts that bring at most 80,000 records (10 s at 8,000/s) end 6 s after a failure now: 6 + (34,500 + 7,000 * 6 +
-     * 1,000 * 6) / 9,000 = 15.2 s, and the bound then allows over 400 s.
-     */
-    @Test
-    void aBurstExpectedToEndAllowsAnOlderCheckpoint() {
-        PacingInputs burst = inputs(new Row("burst, hot", 8000, 10000, 0.85, 0.5, 6.5, 1, false, Action.WAIT,
-                Reason.WAITING_FOR_HEADROOM, true)).withBacklog(34_500);
-        Decision lasting = POLICY.decide(burst);
-        assertThat(lasting.estimatedRecovery()).isEqualTo(Duration.ofMillis(47_250));
-        assertThat(lasting.ageBound().toMillis()).isBetween(9_686L, 9_688L);
-        assertThat(lasting.reason()).as(lasting.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
-
-        Decision ending = POLICY.decide(burst.withBursts(new BurstOutlook(80_000, true, 32_000, 1000, false, 0)));
-        assertThat(ending.estimatedRecovery()).isEqualTo(Duration.ofMillis(15_167));
-        assertThat(ending.ageBound()).isGreaterThan(Duration.ofSeconds(400));
-        assertThat(ending.reason()).as(ending.explanation()).isEqualTo(Reason.WITHIN_BOUND);
-        assertThat(ending.explanation()).contains("in a burst with 32,000 of the largest 80,000 records, then 1000/s expected");
-
-        Decision longerThanAny = POLICY.decide(burst.withBursts(new BurstOutlook(80_000, true, 80_000, 1000, false, 0)));
-        assertThat(longerThanAny.ageBound()).as("a burst larger than any remembered is expected to last")
-                .isEqualTo(lasting.ageBound());
-        assertThat(longerThanAny.explanation()).contains("more than any remembered");
+        assertThat(RecoveryModel.recoveryWithBacklog(0, 10, 5, 0, Double.MAX_VALUE)).isEqualTo(15);
+        assertThat(RecoveryModel.recoveryWithBacklog(1000, 10, 5, 3000, 3000)).isInfinite();
     }
 
     /**
@@ -296,26 +254,6 @@ class PacingPolicyTest {
     }
 
     /**
-     * The quiet phase of {@link #aQuietPhaseAfterABurstCheckpointsAheadOfTheNextPeak}, with the
-     * size of bursts known: a burst of 25,000 records (5 s at 5,000/s), which the bound absorbs
-     * until an age of about 455 s, so no checkpoint is needed ahead of it. A burst of 1,000,000
-     * records could not be passed even from age 0, so the quiet moment is used as without the size.
-     */
-    @Test
-    void aShortBurstOfKnownLengthNeedsNoCheckpointAheadOfIt() {
-        PacingInputs quiet = inputs(new Row("quiet at 30 s", 1000, 10000, 0.10, 0.5, 30, 1, false, Action.WAIT,
-                Reason.WITHIN_BOUND, true)).withPeakInputRate(5000);
-        assertThat(POLICY.decide(quiet).reason()).isEqualTo(Reason.CHEAPEST_MOMENT);
-
-        Decision shortBursts = POLICY.decide(quiet.withBursts(new BurstOutlook(25_000, false, 0, 1000, false, 0)));
-        assertThat(shortBursts.reason()).as(shortBursts.explanation()).isEqualTo(Reason.WITHIN_BOUND);
-        assertThat(shortBursts.explanation()).contains("bursts of up to 25,000 records");
-
-        Decision longBursts = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 1000, false, 0)));
-        assertThat(longBursts.reason()).as(longBursts.explanation()).isEqualTo(Reason.CHEAPEST_MOMENT);
-    }
-
-    /**
      * Young's interval reached with the hottest subtask at 10%, but the input moving from its
      * quiet 400/s into a burst: the 10% is the quiet time the rate window still holds. Wait for
      * the input to settle, before the burst and in its first rate window; once it settled at the
@@ -327,76 +265,49 @@ class PacingPolicyTest {
         PacingInputs steady = inputs(new Row("Young's interval reached", 1000, 10000, 0.10, 0.5, 61, 1, false,
                 Action.CHECKPOINT, Reason.STEADY_INTERVAL, true));
 
-        Decision onset = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 400, true, 0)));
+        Decision onset = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 400, true)));
         assertThat(onset.reason()).as(onset.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
         assertThat(onset.explanation()).contains("input 1000/s not settled (quiet rate 400/s; a burst beginning");
-        Decision firstWindow = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 1_000, 400, true, 0)));
+        Decision firstWindow = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 1_000, 400, true)));
         assertThat(firstWindow.reason()).as(firstWindow.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
 
-        Decision quiet = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 1000, false, 0)));
+        Decision quiet = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 1000, false)));
         assertThat(quiet.reason()).as(quiet.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
-        Decision inBurst = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 5_000, 400, false, 0)));
+        Decision inBurst = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 5_000, 400, false)));
         assertThat(inBurst.reason()).as(inBurst.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
         assertThat(inBurst.explanation()).contains("in a burst (its records would wait behind the checkpoint's work)");
-        Decision largerThanAny = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 30_000, 400, false, 0)));
+        Decision largerThanAny = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 30_000, 400, false)));
         assertThat(largerThanAny.reason()).as("more than any remembered burst: maybe a new level of load")
                 .isEqualTo(Reason.STEADY_INTERVAL);
 
         PacingInputs late = inputs(new Row("at the deadline", 1000, 10000, 0.10, 0.5, 479, 1, false, Action.CHECKPOINT,
                 Reason.AGE_BOUND, true));
-        assertThat(POLICY.decide(late.withBursts(new BurstOutlook(25_000, false, 0, 400, true, 0))).reason())
+        assertThat(POLICY.decide(late.withBursts(new BurstOutlook(25_000, false, 0, 400, true))).reason())
                 .isEqualTo(Reason.AGE_BOUND);
-        assertThat(POLICY.decide(late.withBursts(new BurstOutlook(25_000, true, 5_000, 400, false, 0).withoutForecast()))
+        assertThat(POLICY.decide(late.withBursts(new BurstOutlook(25_000, true, 5_000, 400, false)))
                 .reason()).isEqualTo(Reason.AGE_BOUND);
     }
 
     /**
-     * Without the burst forecast ({@code sr3.pacing.burst-forecast: false}), the recovery model
-     * expects the input to stay where it is, as without any burst outlook, but a burst is still
-     * no moment for a checkpoint the bound does not need.
+     * The recovery model expects the input to stay where it is, as without any burst outlook, but
+     * a burst is still no moment for a checkpoint the bound does not need.
      */
     @Test
-    void withoutTheForecastABurstIsStillNoCheapMoment() {
+    void aBurstIsNoCheapMomentAndLeavesTheModelAlone() {
         PacingInputs steady = inputs(new Row("Young's interval reached", 1000, 10000, 0.10, 0.5, 61, 1, false,
                 Action.CHECKPOINT, Reason.STEADY_INTERVAL, true)).withBacklog(61_000);
-        BurstOutlook burst = new BurstOutlook(25_000, true, 5_000, 400, false, 0).withoutForecast();
+        BurstOutlook burst = new BurstOutlook(25_000, true, 5_000, 400, false);
 
         Decision constant = POLICY.decide(steady);
         Decision inBurst = POLICY.decide(steady.withBursts(burst));
         assertThat(inBurst.reason()).as(inBurst.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
         assertThat(inBurst.ageBound()).as("the input expected to stay at 1000/s").isEqualTo(constant.ageBound());
         assertThat(inBurst.estimatedRecovery()).isEqualTo(constant.estimatedRecovery());
-        Decision forecast = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 5_000, 400, false, 0)));
-        assertThat(inBurst.ageBound()).as("the forecast would expect the burst to end").isNotEqualTo(forecast.ageBound());
         assertThat(inBurst.explanation()).contains("in a burst with 5,000 records so far, expected to last");
 
-        Decision quiet = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 1000, false, 0)
-                .withoutForecast()));
+        Decision quiet = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 1000, false)
+                ));
         assertThat(quiet.reason()).as(quiet.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
-    }
-
-    /**
-     * A burst's first rate window: the sources read 3,000/s over a window that still held quiet
-     * time, while the last bursts ran at 8,000/s. With 20,000 records since the checkpoint and
-     * 78,000 of the burst still to come, the measured rate says 6 + (20,000 + 3,000 * 6) / 7,000
-     * = 11.43 s; the burst at 8,000/s for 9.75 s and 1,000/s after it say 6 + (20,000 + 7,000 *
-     * 9.75 + 1,000 * 6) / 9,000 = 16.47 s. Once the window is inside the burst, the measured
-     * rate is the burst's, and the remembered one is not used.
-     */
-    @Test
-    void aBurstsFirstRateWindowIsExpectedAtTheRateOfTheLastBursts() {
-        PacingInputs onset = inputs(new Row("a burst's first rate window", 3000, 10000, 0.3, 0.5, 10, 1, false,
-                Action.WAIT, Reason.WITHIN_BOUND, true)).withBacklog(20_000);
-
-        Decision unknownRate = POLICY.decide(onset.withBursts(new BurstOutlook(80_000, true, 2_000, 1000, true, 0)));
-        assertThat(unknownRate.estimatedRecovery()).isEqualTo(Duration.ofMillis(11_429));
-        Decision knownRate = POLICY.decide(onset.withBursts(new BurstOutlook(80_000, true, 2_000, 1000, true, 8000)));
-        assertThat(knownRate.estimatedRecovery()).isEqualTo(Duration.ofMillis(16_472));
-        assertThat(knownRate.explanation()).contains("in a burst (its first rate window: expected at the last bursts' "
-                + "8000/s) with 2,000 of the largest 80,000 records");
-
-        Decision settled = POLICY.decide(onset.withBursts(new BurstOutlook(80_000, true, 2_000, 1000, false, 8000)));
-        assertThat(settled.estimatedRecovery()).isEqualTo(Duration.ofMillis(11_429));
     }
 
     /** Ahead of a peak, the onset of a burst is no cheapest moment either. */
@@ -405,9 +316,9 @@ class PacingPolicyTest {
         PacingInputs quiet = inputs(new Row("quiet at 30 s", 1000, 10000, 0.10, 0.5, 30, 1, false, Action.WAIT,
                 Reason.WITHIN_BOUND, true)).withPeakInputRate(5000);
 
-        Decision atQuietRate = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 1000, false, 0)));
+        Decision atQuietRate = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 1000, false)));
         assertThat(atQuietRate.reason()).as(atQuietRate.explanation()).isEqualTo(Reason.CHEAPEST_MOMENT);
-        Decision onset = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 600, true, 0)));
+        Decision onset = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 600, true)));
         assertThat(onset.reason()).as(onset.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
         assertThat(onset.explanation()).contains("waiting for it to settle until the deadline");
     }

@@ -1,7 +1,7 @@
 package io.sr3.flink.it;
 
+import io.sr3.flink.RestJobEndpoint;
 import io.sr3.flink.pacing.JobView;
-import io.sr3.flink.pacing.RestJobEndpoint;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.configuration.Configuration;

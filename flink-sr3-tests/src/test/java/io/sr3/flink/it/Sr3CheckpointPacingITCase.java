@@ -1,5 +1,7 @@
 package io.sr3.flink.it;
 
+import io.sr3.flink.CheckpointPacerMXBean;
+import io.sr3.flink.CheckpointPacers;
 import io.sr3.flink.Sr3CheckpointStorageFactory;
 import io.sr3.flink.Sr3Options;
 import io.sr3.flink.Sr3PacingOptions;
@@ -8,10 +10,8 @@ import io.sr3.flink.WorkingState;
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingNode;
-import io.sr3.flink.pacing.CheckpointPacerMXBean;
-import io.sr3.flink.pacing.CheckpointPacers;
-import io.sr3.flink.testjob.BurstSchedule;
 import io.sr3.flink.testjob.BurstSchedule.Phase;
+import io.sr3.flink.testjob.BurstSchedule;
 import io.sr3.flink.testjob.BurstyRuns;
 import io.sr3.flink.testjob.BurstyTestJob;
 import io.sr3.flink.testjob.RecordWork;

@@ -1,6 +1,14 @@
-package io.sr3.flink.pacing;
+package io.sr3.flink;
 
+import io.sr3.flink.pacing.CheckpointSample;
+import io.sr3.flink.pacing.JobCounters;
+import io.sr3.flink.pacing.JobEndpoint;
+import io.sr3.flink.pacing.JobView;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import io.sr3.flink.pacing.CheckpointSample;
+import io.sr3.flink.pacing.JobCounters;
+import io.sr3.flink.pacing.JobEndpoint;
+import io.sr3.flink.pacing.JobView;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 import javax.annotation.Nullable;
@@ -32,11 +40,9 @@ import java.util.Set;
  *   POST /jobs/:job/checkpoints          {"checkpointType":"CONFIGURED"} -> request-id
  *   GET  /jobs/:job/checkpoints/:request-id   until it is no longer IN_PROGRESS
  * </pre>
- * The last call matters: the JobManager's REST endpoint keeps every asynchronous operation's
- * result until someone reads it, and on shutdown waits up to {@code rest.async.store-duration}
- * (5 min) for unread ones.
- * Values are as fresh as {@code metrics.fetcher.update-interval} and
- * {@code rest.cache.checkpoint-statistics.timeout} allow. Every request has a deadline.
+ * The last call matters: the JobManager keeps every asynchronous operation's result until it is
+ * read, and on shutdown waits for unread ones. Values are as fresh as
+ * {@code metrics.fetcher.update-interval} allows. Every request has a deadline.
  */
 @NotThreadSafe
 public final class RestJobEndpoint implements JobEndpoint {
@@ -52,15 +58,9 @@ public final class RestJobEndpoint implements JobEndpoint {
     private final Duration timeout;
     private final HttpClient http;
     private final List<String> unreadTriggers = new ArrayList<>();
-    /**
-     * When a trigger request of ours was last answered with a failure (a job failing as the
-     * request came, say): no checkpoint of it appears in the history, so the pacer would
-     * otherwise wait its whole patience for one.
-     */
-    @Nullable
-    private Instant triggerFailedAt;
-    @Nullable
-    private Set<String> sourceVertices;
+    /** When a trigger request of ours last failed: no checkpoint of it appears in the history. */
+    @Nullable private Instant triggerFailedAt;
+    @Nullable private Set<String> sourceVertices;
     /** The checkpoint whose largest subtask share was last read, and that share. */
     private long shareOf = -1;
     private long share;
@@ -235,7 +235,7 @@ public final class RestJobEndpoint implements JobEndpoint {
                         triggerFailedAt = Instant.now();
                     }
                 }
-            } catch (RestStatusException e) {
+            } catch (RestStatusException | JobEndpoint.UnknownJobException e) {
                 // Unknown to the JobManager (expired, or the job is gone): nothing left to read.
                 unreadTriggers.remove(i);
             }
@@ -271,8 +271,10 @@ public final class RestJobEndpoint implements JobEndpoint {
             throw new IOException("Interrupted while calling " + request.uri(), e);
         }
         if (response.statusCode() / 100 != 2) {
-            throw new RestStatusException(request.method() + " " + request.uri() + " answered HTTP "
-                    + response.statusCode() + ": " + abbreviate(response.body()), response.statusCode());
+            String message = request.method() + " " + request.uri() + " answered HTTP " + response.statusCode() + ": "
+                    + abbreviate(response.body());
+            throw response.statusCode() == 404 ? new JobEndpoint.UnknownJobException(message)
+                    : new RestStatusException(message);
         }
         return response.body();
     }
@@ -281,18 +283,12 @@ public final class RestJobEndpoint implements JobEndpoint {
         return s.length() > 300 ? s.substring(0, 300) + "..." : s;
     }
 
-    /** Flink's REST API answered with an error status (404: the job is not known there). */
-    public static final class RestStatusException extends IOException {
+    /** Flink's REST API answered with an error status other than 404. */
+    static final class RestStatusException extends IOException {
         private static final long serialVersionUID = 1L;
-        private final int status;
 
-        RestStatusException(String message, int status) {
+        RestStatusException(String message) {
             super(message);
-            this.status = status;
-        }
-
-        public int status() {
-            return status;
         }
     }
 }

@@ -1,7 +1,7 @@
-package io.sr3.flink.pacing;
+package io.sr3.flink;
 
 /**
- * The pacer of one job as a JMX MBean {@code io.sr3.flink:type=CheckpointPacer,job=<job id>} in
+ * The pacer of one job ({@link io.sr3.flink.pacing.CheckpointPacer}) as a JMX MBean {@code io.sr3.flink:type=CheckpointPacer,job=<job id>} in
  * the JobManager process: the checkpoint storage that starts the pacer is not handed a Flink
  * metric group, so this is where its numbers are published. Durations in milliseconds; -1 means
  * unbounded (no input) or not known yet.

@@ -1,4 +1,4 @@
-package io.sr3.flink.pacing;
+package io.sr3.flink;
 
 import com.sun.net.httpserver.HttpServer;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,8 +1,10 @@
-package io.sr3.flink.pacing;
+package io.sr3.flink;
 
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.RingStorage;
+import io.sr3.flink.pacing.PacerStatus;
+import io.sr3.flink.pacing.PacerStatusPublisher;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,6 +1,8 @@
-package io.sr3.flink.pacing;
+package io.sr3.flink;
 
 import io.sr3.flink.node.LocalRing;
+import io.sr3.flink.node.RingNode;
+import io.sr3.flink.pacing.RestoreRateSource;
 import io.sr3.flink.restore.RestoreRates;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -32,7 +34,7 @@ final class RingRestoreRateSource implements RestoreRateSource {
         if (readAtNanos == Long.MIN_VALUE || now - readAtNanos > REFRESH.toNanos()) {
             readAtNanos = now;
             try {
-                java.util.Optional<io.sr3.flink.node.RingNode> node = LocalRing.running();
+                java.util.Optional<RingNode> node = LocalRing.running();
                 if (node.isPresent()) {
                     cached = RestoreRates.slowest(node.get(), MAX_AGE);
                 }

@@ -1,5 +1,7 @@
-package io.sr3.flink.pacing;
+package io.sr3.flink;
 
+import io.sr3.flink.pacing.CheckpointPacer;
+import io.sr3.flink.pacing.PacingSettings;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -32,7 +34,7 @@ import java.util.concurrent.ScheduledExecutorService;
 public final class CheckpointPacers {
 
     private static final Logger LOG = LoggerFactory.getLogger(CheckpointPacers.class);
-    private static final Map<String, CheckpointPacer> RUNNING = new ConcurrentHashMap<>();
+    private static final Map<String, PacerMBean> RUNNING = new ConcurrentHashMap<>();
     private static final Duration REQUEST_TIMEOUT = Duration.ofSeconds(5);
 
     private CheckpointPacers() {}
@@ -52,9 +54,10 @@ public final class CheckpointPacers {
                         RUNNING.remove(id);
                         unregister(name);
                     }, new RingPacerStatusPublisher(id), new RingRestoreRateSource());
-            register(name, pacer);
+            PacerMBean bean = new PacerMBean(pacer);
+            register(name, bean);
             pacer.start();
-            return pacer;
+            return bean;
         });
     }
 
@@ -72,7 +75,7 @@ public final class CheckpointPacers {
         }
     }
 
-    private static void register(ObjectName name, CheckpointPacer pacer) {
+    private static void register(ObjectName name, PacerMBean pacer) {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         try {
             try {

@@ -1,6 +1,7 @@
-package io.sr3.flink.pacing;
+package io.sr3.flink;
 
 import io.sr3.flink.node.TestingRing;
+import io.sr3.flink.pacing.PacerStatus;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -63,7 +64,8 @@ class RingPacerStatusPublisherTest {
     }
 
     private static PacerStatus status(long decisions) {
-        return new PacerStatus(1000, 500, -1, true, false, decisions, Map.of(), System.currentTimeMillis());
+        return new PacerStatus(1000, 500, -1, -1, true, false, decisions, Map.of(), null, -1, -1,
+                System.currentTimeMillis());
     }
 
     private PacerStatus read() {
