@@ -181,6 +181,13 @@ final class ComparisonReport {
                 .append("its local store, like `file://`; the second replica crosses loopback TCP on every write. ")
                 .append("Multi-host effects (network bandwidth, a lost TaskManager taking its ring node along) are not ")
                 .append("part of this benchmark; the demo shows the ring-node loss.\n");
+        md.append("- HDFS (when it runs) is a MiniDFSCluster in the same JVM: a NameNode and three DataNodes on ")
+                .append("loopback, sharing the cores with the job as the ring does; its blocks are replicated three ")
+                .append("times, the ring's twice.\n");
+        md.append("- CPU-seconds per checkpointed GiB: the JVM's CPU time (every thread, kernel time, the garbage ")
+                .append("collector) in the rate-limited phase, from all subtasks RUNNING to the injected failure, over ")
+                .append("the bytes the checkpoints completed in that window uploaded. The job's own work is the same ")
+                .append("for every backend, so the differences are what the checkpoints cost.\n");
         return md.toString();
     }
 
