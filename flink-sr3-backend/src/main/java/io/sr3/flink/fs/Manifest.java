@@ -29,15 +29,27 @@ import java.util.Objects;
  *
  * <pre>
  * magic "SR3M" i32 | version u8 | kind u8 (0 file, 1 directory, 2 tombstone) | generation i64
- * | modified i64 | length i64 | pathLength u16 | path utf8 | blockCount i32 | block*
+ * | modified i64 | length i64 | copies u8 | pathLength u16 | path utf8 | blockCount i32 | block*
  * block: keyLength u16 | key utf8 | length i32 | crc32c i32 | holderCount u8 | holder*
  * holder: nodeIdLength u16 | nodeId utf8 | addressLength u16 | host:port utf8 (where it was when recorded)
  * </pre>
+ *
+ * <p>{@code copies} is how many replicas of the file's blocks the writer was asked to keep (its
+ * operator's replication plan), or {@link #RING_DEFAULT}: then {@code sr3.ring.replication-factor}
+ * of the ring that reads it. Version 2 manifests, written before the field existed, read as
+ * {@link #RING_DEFAULT}.
  */
-record Manifest(String path, Kind kind, long generation, long modificationTime, long length, List<BlockRef> blocks) {
+record Manifest(String path, Kind kind, long generation, long modificationTime, long length, List<BlockRef> blocks,
+        int copies) {
 
     static final int MAGIC = 0x5352334D; // "SR3M"
-    static final byte VERSION = 2;
+    static final byte VERSION = 3;
+    /** The last layout without {@code copies}; still read. */
+    static final byte VERSION_WITHOUT_COPIES = 2;
+    /** {@code copies} of a file that follows the ring's replication factor. */
+    static final int RING_DEFAULT = 0;
+    /** The most copies a manifest can record (one unsigned byte, like its holder count). */
+    static final int MAX_COPIES = 255;
 
     /** What a manifest describes. */
     enum Kind {
@@ -65,19 +77,42 @@ record Manifest(String path, Kind kind, long generation, long modificationTime, 
         if (kind != Kind.FILE && !blocks.isEmpty()) {
             throw new IllegalArgumentException(kind + " manifest " + path + " cannot have blocks");
         }
+        if (copies < RING_DEFAULT || copies > MAX_COPIES) {
+            throw new IllegalArgumentException("Manifest of " + path + " asks for " + copies + " copies; expected 1.."
+                    + MAX_COPIES + ", or " + RING_DEFAULT + " for the ring's replication factor");
+        }
     }
 
     static Manifest file(String path, long generation, long modificationTime, long length, List<BlockRef> blocks) {
-        return new Manifest(path, Kind.FILE, generation, modificationTime, length, blocks);
+        return file(path, generation, modificationTime, length, blocks, RING_DEFAULT);
+    }
+
+    static Manifest file(String path, long generation, long modificationTime, long length, List<BlockRef> blocks,
+            int copies) {
+        return new Manifest(path, Kind.FILE, generation, modificationTime, length, blocks, copies);
     }
 
     static Manifest directory(String path, long generation, long modificationTime) {
-        return new Manifest(path, Kind.DIRECTORY, generation, modificationTime, 0, List.of());
+        return new Manifest(path, Kind.DIRECTORY, generation, modificationTime, 0, List.of(), RING_DEFAULT);
     }
 
     /** The record that {@code path} was deleted at {@code deletedAt}, outranking every earlier generation. */
     static Manifest tombstone(String path, long generation, long deletedAt) {
-        return new Manifest(path, Kind.TOMBSTONE, generation, deletedAt, 0, List.of());
+        return new Manifest(path, Kind.TOMBSTONE, generation, deletedAt, 0, List.of(), RING_DEFAULT);
+    }
+
+    /** The copies this file's blocks should have: its own, or {@code replicationFactor} when it follows the ring. */
+    int copiesOr(int replicationFactor) {
+        return copies == RING_DEFAULT ? replicationFactor : copies;
+    }
+
+    /**
+     * The copies this manifest itself should have: never fewer than the replication factor (a
+     * manifest is small, and a file whose manifest is lost is lost), more for a file that asks for
+     * more.
+     */
+    int manifestCopies(int replicationFactor) {
+        return Math.max(replicationFactor, copiesOr(replicationFactor));
     }
 
     /**
@@ -99,11 +134,11 @@ record Manifest(String path, Kind kind, long generation, long modificationTime, 
     }
 
     Manifest withPath(String newPath, long newGeneration) {
-        return new Manifest(newPath, kind, newGeneration, modificationTime, length, blocks);
+        return new Manifest(newPath, kind, newGeneration, modificationTime, length, blocks, copies);
     }
 
     Manifest withBlocks(List<BlockRef> newBlocks, long newGeneration) {
-        return new Manifest(path, kind, newGeneration, modificationTime, length, newBlocks);
+        return new Manifest(path, kind, newGeneration, modificationTime, length, newBlocks, copies);
     }
 
     /** This manifest with each holder replaced by {@code current(holder)}: its record at its current address. */
@@ -116,7 +151,7 @@ record Manifest(String path, Kind kind, long generation, long modificationTime, 
             }
             resolved.add(new BlockRef(block.key(), block.length(), block.crc32c(), holders));
         }
-        return new Manifest(path, kind, generation, modificationTime, length, resolved);
+        return new Manifest(path, kind, generation, modificationTime, length, resolved, copies);
     }
 
     private int holderCount() {
@@ -148,6 +183,7 @@ record Manifest(String path, Kind kind, long generation, long modificationTime, 
             out.writeLong(generation);
             out.writeLong(modificationTime);
             out.writeLong(length);
+            out.writeByte(copies);
             out.writeUTF(path);
             out.writeInt(blocks.size());
             for (BlockRef block : blocks) {
@@ -185,7 +221,7 @@ record Manifest(String path, Kind kind, long generation, long modificationTime, 
         try {
             int magic = in.readInt();
             byte version = in.readByte();
-            if (magic != MAGIC || version != VERSION) {
+            if (magic != MAGIC || (version != VERSION && version != VERSION_WITHOUT_COPIES)) {
                 throw new IOException(String.format("Not an sr3 manifest (magic 0x%08x, version %d) from %s", magic, version, source));
             }
             int kindOrdinal = in.readUnsignedByte();
@@ -196,6 +232,7 @@ record Manifest(String path, Kind kind, long generation, long modificationTime, 
             long generation = in.readLong();
             long modified = in.readLong();
             long length = in.readLong();
+            int copies = version == VERSION_WITHOUT_COPIES ? RING_DEFAULT : in.readUnsignedByte();
             String path = readString(in, "path", source);
             int count = in.readInt();
             checkCount(count, MIN_BLOCK_BYTES, in, "block count", source);
@@ -217,7 +254,7 @@ record Manifest(String path, Kind kind, long generation, long modificationTime, 
             if (in.available() > 0) {
                 throw new IOException("Manifest from " + source + " has " + in.available() + " trailing bytes");
             }
-            return new Manifest(path, kind, generation, modified, length, blocks);
+            return new Manifest(path, kind, generation, modified, length, blocks, copies);
         } catch (EOFException e) {
             throw new IOException("Malformed sr3 manifest from " + source + ": truncated at byte "
                     + (encoded.length - in.available()) + " of " + encoded.length, e);

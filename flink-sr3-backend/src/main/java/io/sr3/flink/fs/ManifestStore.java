@@ -161,7 +161,7 @@ final class ManifestStore {
         String key = NamespaceKeys.manifestKey(manifest.path());
         byte[] proposed = manifest.encode();
         byte[] expected = observed == null ? null : observed.newestCopy();
-        int wanted = node.storage().wantedCopies();
+        int wanted = node.storage().wantedCopies(manifest.manifestCopies(node.config().replicationFactor()));
         int quorum = node.storage().writeQuorum();
         List<Member> stored = new ArrayList<>();
         Map<String, String> failures = new LinkedHashMap<>();

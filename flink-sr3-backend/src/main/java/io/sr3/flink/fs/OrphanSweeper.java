@@ -97,13 +97,13 @@ final class OrphanSweeper implements Runnable {
             unreferencedBefore = Set.of();
             return 0;
         }
-        Map<String, Manifest.BlockRef> referenced = referencedBlocks();
+        Map<String, Referenced> referenced = referencedBlocks();
         Set<String> unreferenced = new HashSet<>();
         long swept = 0;
         long trimmed = 0;
         long bytes = 0;
         for (String key : candidates) {
-            Manifest.BlockRef block = referenced.get(key);
+            Referenced block = referenced.get(key);
             if (block != null && !isSurplus(block)) {
                 continue;
             }
@@ -159,12 +159,12 @@ final class OrphanSweeper implements Runnable {
 
     /**
      * Whether this node's copy of a referenced block is surplus: the newest manifest does not list
-     * this node, and lists at least the replication factor of live holders (a node that returned
-     * after repair had copied its blocks elsewhere).
+     * this node, and lists at least the file's copies of live holders (a node that returned after
+     * repair had copied its blocks elsewhere).
      */
-    private boolean isSurplus(Manifest.BlockRef block) {
+    private boolean isSurplus(Referenced referenced) {
         int live = 0;
-        for (Member holder : block.holders()) {
+        for (Member holder : referenced.block().holders()) {
             if (holder.sameNode(node.self())) {
                 return false;
             }
@@ -172,16 +172,19 @@ final class OrphanSweeper implements Runnable {
                 live++;
             }
         }
-        return live >= node.config().replicationFactor();
+        return live >= referenced.copies();
     }
 
+    /** A block the newest manifest of its file lists, and the copies that file asks for. */
+    private record Referenced(Manifest.BlockRef block, int copies) {}
+
     /** Every block the newest manifest of any key on any member references, by key. */
-    private Map<String, Manifest.BlockRef> referencedBlocks() throws IOException {
+    private Map<String, Referenced> referencedBlocks() throws IOException {
         Set<String> manifestKeys = new HashSet<>();
         for (Member member : node.membership().members()) {
             manifestKeys.addAll(RingStorage.await(node.list(member, "m-")));
         }
-        Map<String, Manifest.BlockRef> referenced = new HashMap<>();
+        Map<String, Referenced> referenced = new HashMap<>();
         for (String key : manifestKeys) {
             ManifestStore.Versions versions;
             try {
@@ -192,8 +195,9 @@ final class OrphanSweeper implements Runnable {
                 continue; // no copy decodes: reported once by the manifest store
             }
             if (versions != null) {
+                int copies = versions.newest().copiesOr(node.config().replicationFactor());
                 for (Manifest.BlockRef block : versions.newest().blocks()) {
-                    referenced.put(block.key(), block);
+                    referenced.put(block.key(), new Referenced(block, copies));
                 }
             }
         }

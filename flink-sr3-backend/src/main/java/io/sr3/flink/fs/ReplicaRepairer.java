@@ -160,14 +160,13 @@ final class ReplicaRepairer implements Runnable {
      * @param check whether to ask holders which blocks they really hold
      */
     private long scan(ConsistentHash ring, boolean check) throws IOException {
-        int wanted = Math.min(node.config().replicationFactor(), ring.size());
         Counts counts = new Counts();
         for (String key : node.store().keys("m-")) {
             if (!node.isRunning()) {
                 break;
             }
             try {
-                repairFile(key, ring, wanted, counts, check);
+                repairFile(key, ring, counts, check);
             } catch (IOException | RuntimeException e) {
                 // One bad manifest must not stop the repair of every other file.
                 counts.remaining++;
@@ -192,8 +191,7 @@ final class ReplicaRepairer implements Runnable {
         long copiedManifests;
     }
 
-    private void repairFile(String key, ConsistentHash ring, int wanted, Counts counts, boolean check)
-            throws IOException {
+    private void repairFile(String key, ConsistentHash ring, Counts counts, boolean check) throws IOException {
         byte[] encoded;
         try {
             encoded = node.store().get(key);
@@ -228,6 +226,8 @@ final class ReplicaRepairer implements Runnable {
         if (versions.newest().isTombstone()) {
             return;
         }
+        int replicationFactor = node.config().replicationFactor();
+        int wanted = Math.min(versions.newest().copiesOr(replicationFactor), ring.size());
         List<Member> copies = inRingOrder(versions.holders(), key, ring);
         if (copies.isEmpty() || !copies.get(0).sameNode(node.self())) {
             // Another node repairs this file; until its rewrite reaches this copy, a short block
@@ -295,7 +295,8 @@ final class ReplicaRepairer implements Runnable {
             }
             blocks.add(new Manifest.BlockRef(block.key(), block.length(), block.crc32c(), repaired));
         }
-        List<Member> targets = new ArrayList<>(ring.placement(key, null, wanted));
+        List<Member> targets = new ArrayList<>(ring.placement(key, null,
+                Math.min(manifest.manifestCopies(replicationFactor), ring.size())));
         boolean manifestShort = false;
         for (Member target : targets) {
             if (!target.isIn(copies)) {
@@ -447,14 +448,13 @@ final class ReplicaRepairer implements Runnable {
 
     /**
      * Checks the manifests this node holds, without repairing anything: {blocks whose live holders
-     * are fewer than {@code min(replication factor, ring size)}, blocks whose two or more live
+     * are fewer than {@code min(the file's copies, ring size)}, blocks whose two or more live
      * holders all sit in one zone although the ring spans several zones}. Manifests held by
      * several nodes are counted by each, so only zero is comparable across nodes. Safe to call
      * from any thread.
      */
     long[] audit() {
         ConsistentHash ring = node.membership().ring();
-        int wanted = Math.min(node.config().replicationFactor(), ring.size());
         java.util.Map<String, String> zones = new java.util.HashMap<>();
         for (Member m : ring.members()) {
             zones.put(m.nodeId(), m.effectiveZone());
@@ -470,6 +470,7 @@ final class ReplicaRepairer implements Runnable {
                 } catch (IOException e) {
                     continue;
                 }
+                int wanted = Math.min(manifest.copiesOr(node.config().replicationFactor()), ring.size());
                 for (Manifest.BlockRef block : manifest.blocks()) {
                     java.util.Set<String> holderZones = new java.util.HashSet<>();
                     int live = 0;

@@ -79,7 +79,7 @@ public final class Sr3FileSystem extends VersionedFileSystem {
         String key = normalize(path);
         RingNode node = node();
         Manifest manifest = existing(node, key);
-        return status(manifest);
+        return status(manifest, node);
     }
 
     @Override
@@ -216,11 +216,11 @@ public final class Sr3FileSystem extends VersionedFileSystem {
             throw new FileNotFoundException("Directory " + display(key) + " does not exist on the sr3 ring");
         }
         if (!manifest.directory()) {
-            return new FileStatus[] {status(manifest)};
+            return new FileStatus[] {status(manifest, node)};
         }
         List<FileStatus> children = new ArrayList<>();
         for (ManifestStore.Versions child : children(node, key)) {
-            children.add(status(child.newest()));
+            children.add(status(child.newest(), node));
         }
         return children.toArray(new FileStatus[0]);
     }
@@ -286,6 +286,19 @@ public final class Sr3FileSystem extends VersionedFileSystem {
 
     @Override
     public FSDataOutputStream create(Path path, WriteMode overwrite) throws IOException {
+        return create(path, overwrite, Manifest.RING_DEFAULT);
+    }
+
+    /**
+     * {@link #create(Path, WriteMode)} of a file whose blocks get {@code copies} replicas instead
+     * of {@code sr3.ring.replication-factor} (as many as the ring has, never fewer than the write
+     * quorum); repair keeps the file at that count. 0 means the replication factor.
+     */
+    public FSDataOutputStream create(Path path, WriteMode overwrite, int copies) throws IOException {
+        if (copies < Manifest.RING_DEFAULT || copies > Manifest.MAX_COPIES) {
+            throw new IllegalArgumentException("copies must be 1.." + Manifest.MAX_COPIES + ", or 0 for the replication "
+                    + "factor; was " + copies + " for " + path);
+        }
         String key = normalize(path);
         if (key.equals(NamespaceKeys.ROOT)) {
             throw new IOException("Cannot create a file at the root of " + uri);
@@ -302,7 +315,7 @@ public final class Sr3FileSystem extends VersionedFileSystem {
             }
         }
         mkdirs(node, NamespaceKeys.parent(key));
-        return new Sr3OutputStream(node, key, display(key), versions, overwrite == WriteMode.NO_OVERWRITE);
+        return new Sr3OutputStream(node, key, display(key), versions, overwrite == WriteMode.NO_OVERWRITE, copies);
     }
 
     /** Renames by re-pointing manifests; blocks do not move. */
@@ -454,12 +467,16 @@ public final class Sr3FileSystem extends VersionedFileSystem {
         return Sr3FileSystemFactory.SCHEME + "://" + namespace + p;
     }
 
-    private FileStatus status(Manifest manifest) {
-        return new Sr3FileStatus(manifest, new Path(display(manifest.path())));
+    private FileStatus status(Manifest manifest, RingNode node) {
+        short replication = (short) (manifest.directory() ? 0 : manifest.copiesOr(node.config().replicationFactor()));
+        return new Sr3FileStatus(manifest, new Path(display(manifest.path())), replication);
     }
 
-    /** A file's or directory's status as recorded in its manifest. */
-    private record Sr3FileStatus(Manifest manifest, Path path) implements FileStatus {
+    /**
+     * A file's or directory's status as recorded in its manifest; its replication is, as in HDFS,
+     * the copies the file asks for, not the copies that exist now.
+     */
+    private record Sr3FileStatus(Manifest manifest, Path path, short replication) implements FileStatus {
         @Override
         public long getLen() {
             return manifest.length();
@@ -472,7 +489,7 @@ public final class Sr3FileSystem extends VersionedFileSystem {
 
         @Override
         public short getReplication() {
-            return (short) (manifest.blocks().isEmpty() ? 0 : manifest.blocks().get(0).holders().size());
+            return replication;
         }
 
         @Override

@@ -3,6 +3,7 @@ package io.sr3.flink.fs;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.RingStorage;
 import io.sr3.flink.ring.Member;
+import io.sr3.flink.transport.Crc32c;
 import org.apache.flink.core.fs.FSDataOutputStream;
 
 import javax.annotation.Nullable;
@@ -52,6 +53,8 @@ final class Sr3OutputStream extends FSDataOutputStream {
     @Nullable private final Manifest replaced;
     /** Whether the manifest may only be stored if no other writer created the path meanwhile (NO_OVERWRITE). */
     private final boolean exclusive;
+    /** The copies of each block the file asks for, or {@link Manifest#RING_DEFAULT}. */
+    private final int copies;
     private final Semaphore inFlight = new Semaphore(MAX_BLOCKS_IN_FLIGHT);
     @GuardedBy("this") private final List<CompletableFuture<Manifest.BlockRef>> blocks = new ArrayList<>();
     @GuardedBy("this") private int bufferPosition;
@@ -62,15 +65,18 @@ final class Sr3OutputStream extends FSDataOutputStream {
      * @param observed what the ring held under the path when the stream was created, null if
      *     nothing: the new manifest's generation is higher, and a file in it is replaced
      * @param exclusive whether the close fails if another writer created the path meanwhile
+     * @param copies the copies of each block the file asks for (its operator's replication plan),
+     *     or {@link Manifest#RING_DEFAULT} for the replication factor
      */
     Sr3OutputStream(RingNode node, String path, String displayPath, @Nullable ManifestStore.Versions observed,
-            boolean exclusive) {
+            boolean exclusive, int copies) {
         this.node = node;
         this.path = path;
         this.displayPath = displayPath;
         this.observed = observed;
         this.replaced = observed == null || observed.newest().isTombstone() ? null : observed.newest();
         this.exclusive = exclusive;
+        this.copies = copies;
         this.blockSize = node.config().blockSize();
     }
 
@@ -142,12 +148,13 @@ final class Sr3OutputStream extends FSDataOutputStream {
             List<Manifest.BlockRef> refs = awaitBlocks();
             long now = System.currentTimeMillis();
             generation = Manifest.nextGeneration(observed == null ? 0 : observed.newest().generation(), now);
-            Manifest manifest = Manifest.file(path, generation, now, position, refs);
+            Manifest manifest = Manifest.file(path, generation, now, position, refs, copies);
             if (exclusive) {
                 new ManifestStore(node).create(manifest, observed, displayPath); // takes its own copies back if it fails
             } else {
                 encoded = manifest.encode();
-                manifestWrite = node.storage().write(NamespaceKeys.manifestKey(path), encoded, false);
+                manifestWrite = node.storage().write(NamespaceKeys.manifestKey(path), encoded, Crc32c.of(encoded), false,
+                        manifest.manifestCopies(node.config().replicationFactor()));
                 RingStorage.await(manifestWrite);
             }
         } catch (FileAlreadyExistsException e) {
@@ -188,7 +195,8 @@ final class Sr3OutputStream extends FSDataOutputStream {
         CRC32C crc = new CRC32C();
         crc.update(data);
         int checksum = (int) crc.getValue();
-        CompletableFuture<Manifest.BlockRef> block = node.storage().write(key, data, checksum, true)
+        CompletableFuture<Manifest.BlockRef> block = node.storage().write(key, data, checksum, true,
+                        copies == Manifest.RING_DEFAULT ? node.config().replicationFactor() : copies)
                 .thenApply((List<Member> holders) -> new Manifest.BlockRef(key, data.length, checksum, holders));
         block.whenComplete((ref, error) -> inFlight.release());
         blocks.add(block);

@@ -104,13 +104,22 @@ public final class RingStorage {
 
     /** {@link #write(String, byte[], boolean)} of data whose CRC32C the caller computed already. */
     public CompletableFuture<List<Member>> write(String key, byte[] data, int crc32c, boolean writerFirst) {
+        return write(key, data, crc32c, writerFirst, node.config().replicationFactor());
+    }
+
+    /**
+     * {@link #write(String, byte[], int, boolean)} aiming for {@code copies} replicas instead of
+     * the replication factor (a file whose operator's replication plan says so); the quorum is the
+     * same.
+     */
+    public CompletableFuture<List<Member>> write(String key, byte[] data, int crc32c, boolean writerFirst, int copies) {
         ConsistentHash ring = node.membership().ring();
         int quorum = writeQuorum();
-        int wanted = wantedCopies();
-        if (wanted < node.config().replicationFactor() && smallRingWarned.compareAndSet(false, true)) {
-            LOG.warn("[{}] the ring has {} member(s) but sr3.ring.replication-factor is {}: data is stored with {} "
-                    + "cop{} until more nodes join", node.self().id(), ring.size(), node.config().replicationFactor(),
-                    wanted, wanted == 1 ? "y" : "ies");
+        int wanted = wantedCopies(copies);
+        if (wanted < copies && smallRingWarned.compareAndSet(false, true)) {
+            LOG.warn("[{}] the ring has {} member(s) but {} copies are wanted (sr3.ring.replication-factor {}): data "
+                    + "is stored with {} cop{} until more nodes join", node.self().id(), ring.size(), copies,
+                    node.config().replicationFactor(), wanted, wanted == 1 ? "y" : "ies");
         }
         List<Member> order = suspectedLast(ring.placement(key, writerFirst ? node.self() : null, ring.size()));
         if (order.size() < quorum) {
@@ -127,7 +136,12 @@ public final class RingStorage {
 
     /** How many copies a write aims for: the replication factor, fewer in a smaller ring, never below the quorum. */
     public int wantedCopies() {
-        return Math.max(writeQuorum(), Math.min(node.config().replicationFactor(), node.membership().ring().size()));
+        return wantedCopies(node.config().replicationFactor());
+    }
+
+    /** How many copies a write that asks for {@code copies} aims for: fewer in a smaller ring, never below the quorum. */
+    public int wantedCopies(int copies) {
+        return Math.max(writeQuorum(), Math.min(copies, node.membership().ring().size()));
     }
 
     /** The nodes a write of {@code key} without a preferred writer asks, in order: placement first, suspected last. */

@@ -42,7 +42,6 @@ final class Fsck {
 
     private final AdminConnection connection;
     private final PrintStream out;
-    private final int wanted;
     private long files;
     private long blocks;
     private long bytes;
@@ -54,7 +53,6 @@ final class Fsck {
     Fsck(AdminConnection connection, PrintStream out) {
         this.connection = connection;
         this.out = out;
-        this.wanted = connection.nodeConfig().replicationFactor();
         for (ReplicaState state : ReplicaState.values()) {
             replicas.put(state, 0L);
         }
@@ -113,7 +111,9 @@ final class Fsck {
     private void checkFile(Sr3FileSystem ring, Path path, long expectedLength, boolean everyBlock) {
         files++;
         List<FileBlock> fileBlocks;
+        int wanted;
         try {
+            wanted = ring.getFileStatus(path).getReplication();
             fileBlocks = ring.fileBlocks(path);
         } catch (FileNotFoundException e) {
             unreadable.add(path.toString());
@@ -223,8 +223,8 @@ final class Fsck {
         out.printf("Files: %d, blocks: %d, bytes: %d; replicas: %d intact, %d missing, %d corrupt, %d unreachable%n",
                 files, blocks, bytes, replicas.get(ReplicaState.INTACT), replicas.get(ReplicaState.MISSING),
                 replicas.get(ReplicaState.CORRUPT), replicas.get(ReplicaState.UNREACHABLE));
-        out.printf("Under-replicated blocks: %d (fewer intact replicas than sr3.ring.replication-factor %d); "
-                + "lost blocks: %d; files that cannot be read: %d%n", underReplicatedBlocks, wanted, lostBlocks,
+        out.printf("Under-replicated blocks: %d (fewer intact replicas than their file's copies); "
+                + "lost blocks: %d; files that cannot be read: %d%n", underReplicatedBlocks, lostBlocks,
                 unreadable.size());
         String status = !unreadable.isEmpty() ? "CORRUPT" : underReplicatedBlocks > 0 ? "UNDER-REPLICATED" : "HEALTHY";
         out.println("Status: " + status);

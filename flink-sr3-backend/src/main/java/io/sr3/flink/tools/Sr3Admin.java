@@ -125,7 +125,8 @@ public final class Sr3Admin {
                   --keystore-password-file PATH
                   --truststore PATH    the CA the ring's certificates are signed by
                   --truststore-password-file PATH
-                  -D key=value         any other option, e.g. -Dsr3.ring.replication-factor=3 (fsck's wanted replicas)
+                  -D key=value         any other option, e.g. -Dsr3.ring.replication-factor=3 (the copies
+                                       of files that do not record their own)
                                        or -Dsr3.transport.request-timeout=30s
                 Secrets are never taken from the command line.
 

@@ -20,8 +20,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ManifestDecodeTest {
 
     private static final String PATH = "/job/chk-1/state";
-    /** magic i32, version u8, kind u8, generation, modified and length i64. */
-    private static final int PATH_OFFSET = 4 + 1 + 1 + 8 + 8 + 8;
+    /** magic i32, version u8, kind u8, generation, modified and length i64, copies u8. */
+    private static final int COPIES_OFFSET = 4 + 1 + 1 + 8 + 8 + 8;
+    private static final int PATH_OFFSET = COPIES_OFFSET + 1;
     private static final int BLOCK_COUNT_OFFSET = PATH_OFFSET + 2 + PATH.length();
 
     private static final Member HOLDER = new Member("n0000000000000001", "10.0.0.1", 6130, "");
@@ -39,6 +40,40 @@ class ManifestDecodeTest {
             assertThat(b.key()).isEqualTo("b-1");
             assertThat(b.holders()).containsExactly(new Member(HOLDER.nodeId(), HOLDER.host(), HOLDER.port(), ""));
         });
+    }
+
+    @Test
+    void aFileKeepsTheCopiesItAsksFor() throws IOException {
+        Manifest manifest = Manifest.file(PATH, 7, 1000, 3,
+                List.of(new Manifest.BlockRef("b-1", 3, 0x1234, List.of(HOLDER))), 3);
+        Manifest decoded = Manifest.decode(manifest.encode(), "test");
+        assertThat(decoded.copies()).isEqualTo(3);
+        assertThat(decoded.copiesOr(2)).isEqualTo(3);
+        assertThat(decoded.withPath("/elsewhere", 8).copies()).as("a rename keeps the copies").isEqualTo(3);
+        assertThat(Manifest.decode(oneBlockFile(), "test").copiesOr(2)).as("a file that follows the ring").isEqualTo(2);
+    }
+
+    @Test
+    void aVersion2ManifestWrittenBeforeCopiesExistedFollowsTheRing() throws IOException {
+        byte[] current = oneBlockFile();
+        byte[] version2 = new byte[current.length - 1];
+        System.arraycopy(current, 0, version2, 0, COPIES_OFFSET);
+        System.arraycopy(current, PATH_OFFSET, version2, COPIES_OFFSET, current.length - PATH_OFFSET);
+        version2[4] = Manifest.VERSION_WITHOUT_COPIES;
+        Manifest decoded = Manifest.decode(version2, "an older node");
+        assertThat(decoded.copies()).isEqualTo(Manifest.RING_DEFAULT);
+        assertThat(decoded.path()).isEqualTo(PATH);
+        assertThat(decoded.blocks()).hasSize(1);
+    }
+
+    @Test
+    void anUnknownVersionIsRefused() {
+        byte[] newer = oneBlockFile();
+        newer[4] = (byte) (Manifest.VERSION + 1);
+        assertThatThrownBy(() -> Manifest.decode(newer, "a newer node"))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("version " + (Manifest.VERSION + 1))
+                .hasMessageContaining("a newer node");
     }
 
     @Test
