@@ -1,5 +1,6 @@
 package io.sr3.flink.replication;
 
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -55,6 +56,35 @@ public final class FailoverRegions {
      * @throws IllegalArgumentException on duplicate vertex ids or an edge naming an unknown vertex
      */
     public static Map<String, Integer> largestRegionSubtasks(List<Vertex> vertices, List<Edge> edges) {
+        Map<String, Integer> offsets = offsets(vertices);
+        UnionFind regions = connect(vertices, edges, offsets);
+        Map<String, Integer> largest = new LinkedHashMap<>();
+        for (Vertex v : vertices) {
+            int offset = offsets.get(v.id());
+            int max = 0;
+            for (int i = 0; i < v.parallelism(); i++) {
+                max = Math.max(max, regions.size(offset + i));
+            }
+            largest.put(v.id(), max);
+        }
+        return Collections.unmodifiableMap(largest);
+    }
+
+    /** Every region as its subtasks ({@code "id[i]"}), in order of their first subtask; for tests and logs. */
+    static List<List<String>> regions(List<Vertex> vertices, List<Edge> edges) {
+        Map<String, Integer> offsets = offsets(vertices);
+        UnionFind uf = connect(vertices, edges, offsets);
+        Map<Integer, List<String>> byRoot = new LinkedHashMap<>();
+        for (Vertex v : vertices) {
+            for (int i = 0; i < v.parallelism(); i++) {
+                byRoot.computeIfAbsent(uf.find(offsets.get(v.id()) + i), r -> new ArrayList<>()).add(v.id() + "[" + i + "]");
+            }
+        }
+        return List.copyOf(byRoot.values());
+    }
+
+    /** Each vertex's first subtask in one numbering of all subtasks. */
+    private static Map<String, Integer> offsets(List<Vertex> vertices) {
         Map<String, Integer> offsets = new HashMap<>();
         int total = 0;
         for (Vertex v : vertices) {
@@ -63,8 +93,16 @@ public final class FailoverRegions {
             }
             total = Math.addExact(total, v.parallelism());
         }
+        return offsets;
+    }
+
+    private static UnionFind connect(List<Vertex> vertices, List<Edge> edges, Map<String, Integer> offsets) {
         Map<String, Integer> parallelism = new HashMap<>();
-        vertices.forEach(v -> parallelism.put(v.id(), v.parallelism()));
+        int total = 0;
+        for (Vertex v : vertices) {
+            parallelism.put(v.id(), v.parallelism());
+            total += v.parallelism();
+        }
         UnionFind regions = new UnionFind(total);
         for (Edge e : edges) {
             Integer from = offsets.get(e.source());
@@ -95,16 +133,7 @@ public final class FailoverRegions {
                 }
             }
         }
-        Map<String, Integer> largest = new LinkedHashMap<>();
-        for (Vertex v : vertices) {
-            int offset = offsets.get(v.id());
-            int max = 0;
-            for (int i = 0; i < v.parallelism(); i++) {
-                max = Math.max(max, regions.size(offset + i));
-            }
-            largest.put(v.id(), max);
-        }
-        return Collections.unmodifiableMap(largest);
+        return regions;
     }
 
     private static int ceilDiv(long a, long b) {

@@ -115,11 +115,10 @@ public final class ReplicationPlan {
     public String logLine(ReplicaChoice c) {
         OperatorCost cost = c.cost();
         return String.format(Locale.ROOT, "Replication of operator '%s' (vertex %s): failure cost %s "
-                        + "(restore %.1f s, replay %s, failover region %d subtasks), state %s, %d %s in %d %s: %s",
+                        + "(restore %s, replay %s, failover region %d subtasks), state %s, %d %s in %d %s: %s",
                 c.name(), c.vertexId(), cost.isUnbounded() ? "unbounded (input outpaces capacity)"
-                        : String.format(Locale.ROOT, "%.1f stalled subtask-s", cost.stalledSubtaskSeconds()),
-                cost.restoreSeconds(), Double.isInfinite(cost.replaySeconds()) ? "unbounded"
-                        : String.format(Locale.ROOT, "%.1f s", cost.replaySeconds()),
+                        : seconds(cost.stalledSubtaskSeconds(), " stalled subtask-s"),
+                seconds(cost.restoreSeconds(), " s"), seconds(cost.replaySeconds(), " s"),
                 cost.operator().failoverRegionSubtasks(), bytes(c.stateBytes()), c.copies(),
                 c.copies() == 1 ? "copy" : "copies", c.zones(), c.zones() == 1 ? "zone" : "zones", c.reason());
     }
@@ -129,6 +128,10 @@ public final class ReplicationPlan {
         List<String> lines = new ArrayList<>(choices.size());
         choices.forEach(c -> lines.add(logLine(c)));
         return lines;
+    }
+
+    private static String seconds(double s, String unit) {
+        return Double.isInfinite(s) ? "unbounded" : String.format(Locale.ROOT, s < 10 ? "%.2f%s" : "%.1f%s", s, unit);
     }
 
     private static String bytes(long n) {
