@@ -312,6 +312,7 @@ public final class Sr3Options {
         all.addAll(List.of(MAX_FRAME_SIZE, REQUEST_TIMEOUT, RESTORE_STRATEGY, RESTORE_TREE_FAN_IN,
                 RESTORE_MAX_CONCURRENT_FETCHES, RESTORE_PREFETCH_MAX_SIZE));
         all.addAll(Sr3PacingOptions.all());
+        all.addAll(Sr3ReplicationOptions.all());
         return List.copyOf(all);
     }
 
