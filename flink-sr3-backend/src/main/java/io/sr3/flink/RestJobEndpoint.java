@@ -258,7 +258,8 @@ public final class RestJobEndpoint implements JobEndpoint {
         return base.toString();
     }
 
-    private JsonNode get(String path) throws IOException {
+    /** GET of a path under the REST base, as JSON; a 404 is an {@link JobEndpoint.UnknownJobException}. */
+    JsonNode get(String path) throws IOException {
         return JSON.readTree(send(HttpRequest.newBuilder(base.resolve(path)).timeout(timeout).GET().build()));
     }
 

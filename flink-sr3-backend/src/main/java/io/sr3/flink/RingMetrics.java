@@ -7,6 +7,8 @@ import io.sr3.flink.restore.Structure;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 
+import javax.annotation.Nullable;
+
 import java.util.List;
 import java.util.Locale;
 import java.util.function.ToLongFunction;
@@ -23,9 +25,17 @@ final class RingMetrics {
     private RingMetrics() {}
 
     static void register(MetricGroup operatorGroup, String jobId, boolean paced) {
+        register(operatorGroup, jobId, paced, null);
+    }
+
+    /** @param copies the operator's replication plan with cost-aware replication, else null (no such gauges) */
+    static void register(MetricGroup operatorGroup, String jobId, boolean paced, @Nullable PlannedCopies copies) {
         MetricGroup group = operatorGroup.addGroup("sr3");
         if (paced) {
             PacerMetrics.register(group, jobId);
+        }
+        if (copies != null) {
+            registerReplication(group.addGroup("replication"), copies);
         }
         gauge(group, "ringSize", node -> node.membership().members().size());
         gauge(group, "bytesStored", node -> node.store().bytesStored());
@@ -46,6 +56,19 @@ final class RingMetrics {
         gauge(group, "missingReplicasFound", node -> node.metrics().missingReplicasFound.get());
         gauge(group, "lostBlocks", node -> node.metrics().lostBlocks.get());
         registerRestore(group.addGroup("restore"));
+    }
+
+    /**
+     * The operator's entry in its job's replication plan: copies and zones its new files get, and
+     * the failure cost that earned them (stalled subtask-seconds); -1 until a plan names it.
+     */
+    private static void registerReplication(MetricGroup group, PlannedCopies copies) {
+        group.gauge("copies", (Gauge<Long>) () -> copies.choice().map(c -> (long) c.copies()).orElse(-1L));
+        group.gauge("zones", (Gauge<Long>) () -> copies.choice().map(c -> (long) c.zones()).orElse(-1L));
+        group.gauge("failureCostSeconds", (Gauge<Long>) () -> copies.choice()
+                .map(c -> Double.isFinite(c.cost().stalledSubtaskSeconds()) ? Math.round(c.cost().stalledSubtaskSeconds())
+                        : Long.MAX_VALUE)
+                .orElse(-1L));
     }
 
     /** The restores of this process: how many per structure, the latest one, and how well they were predicted. */

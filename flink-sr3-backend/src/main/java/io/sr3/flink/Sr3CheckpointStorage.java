@@ -3,16 +3,8 @@ package io.sr3.flink;
 import io.sr3.flink.pacing.PacingSettings;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.core.fs.Path;
-import org.apache.flink.runtime.checkpoint.filemerging.FileMergingSnapshotManager;
-import org.apache.flink.runtime.execution.Environment;
-import org.apache.flink.runtime.state.CheckpointStateOutputStream;
-import org.apache.flink.runtime.state.CheckpointStateToolset;
 import org.apache.flink.runtime.state.CheckpointStorage;
 import org.apache.flink.runtime.state.CheckpointStorageAccess;
-import org.apache.flink.runtime.state.CheckpointStorageLocation;
-import org.apache.flink.runtime.state.CheckpointStorageLocationReference;
-import org.apache.flink.runtime.state.CheckpointStorageWorkerView;
-import org.apache.flink.runtime.state.CheckpointStreamFactory;
 import org.apache.flink.runtime.state.CompletedCheckpointStorageLocation;
 import org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage;
 
@@ -32,7 +24,9 @@ import java.io.IOException;
  * ({@link CheckpointPacers}) in the JobManager: the per-job access it creates
  * starts the pacer from {@code initializeBaseLocationsForCheckpoint()}, which only the
  * JobManager's checkpoint coordinator calls, once per execution graph and only when periodic
- * checkpointing is configured. TaskManagers get the same wrapper, which only delegates.
+ * checkpointing is configured. With {@code sr3.replication.mode: cost-aware} the same call starts
+ * the job's replication planner, and on TaskManagers each operator's checkpoint files ask for the
+ * copies its plan gives it (see {@link Sr3CheckpointStorageAccess}).
  *
  * <p>Users do not construct it:
  * {@code execution.checkpointing.storage: io.sr3.flink.Sr3CheckpointStorageFactory}.
@@ -44,14 +38,26 @@ public final class Sr3CheckpointStorage implements CheckpointStorage {
     private final FileSystemCheckpointStorage delegate;
     @Nullable
     private final PacingSettings pacing;
+    @Nullable
+    private final ReplicationSetup replication;
 
     Sr3CheckpointStorage(FileSystemCheckpointStorage delegate) {
-        this(delegate, null);
+        this(delegate, null, null);
     }
 
     Sr3CheckpointStorage(FileSystemCheckpointStorage delegate, @Nullable PacingSettings pacing) {
+        this(delegate, pacing, null);
+    }
+
+    /**
+     * @param replication how the JobManager plans each operator's copies, or null with
+     *     {@code sr3.replication.mode: uniform}
+     */
+    Sr3CheckpointStorage(FileSystemCheckpointStorage delegate, @Nullable PacingSettings pacing,
+            @Nullable ReplicationSetup replication) {
         this.delegate = delegate;
         this.pacing = pacing;
+        this.replication = replication;
     }
 
     /** Where checkpoints go: an {@code sr3://} directory. */
@@ -76,83 +82,27 @@ public final class Sr3CheckpointStorage implements CheckpointStorage {
         return delegate.resolveCheckpoint(externalPointer);
     }
 
+    /** How operators' copies are planned, or null when every file gets the replication factor. */
+    @Nullable
+    public ReplicationSetup replicationSetup() {
+        return replication;
+    }
+
     @Override
     public CheckpointStorageAccess createCheckpointStorage(JobID jobId) throws IOException {
         CheckpointStorageAccess access = delegate.createCheckpointStorage(jobId);
-        return pacing == null ? access : new PacedAccess(access, jobId, pacing);
+        if (pacing == null && replication == null) {
+            return access;
+        }
+        return new Sr3CheckpointStorageAccess(access, jobId, pacing, replication, delegate.getMinFileSizeThreshold(),
+                delegate.getWriteBufferSize());
     }
 
     @Override
     public String toString() {
         return "Sr3CheckpointStorage(checkpoints: " + getCheckpointPath() + ", savepoints: " + getSavepointPath()
-                + (pacing == null ? "" : ", paced: max recovery time " + pacing.maxRecoveryTime()) + ")";
-    }
-
-    /** Flink's access, unchanged, plus the start of the job's pacer on the JobManager. */
-    private static final class PacedAccess implements CheckpointStorageAccess {
-
-        private final CheckpointStorageAccess delegate;
-        private final JobID jobId;
-        private final PacingSettings pacing;
-
-        PacedAccess(CheckpointStorageAccess delegate, JobID jobId, PacingSettings pacing) {
-            this.delegate = delegate;
-            this.jobId = jobId;
-            this.pacing = pacing;
-        }
-
-        @Override
-        public void initializeBaseLocationsForCheckpoint() throws IOException {
-            delegate.initializeBaseLocationsForCheckpoint();
-            CheckpointPacers.startIfAbsent(jobId.toString(), pacing);
-        }
-
-        @Override
-        public boolean supportsHighlyAvailableStorage() {
-            return delegate.supportsHighlyAvailableStorage();
-        }
-
-        @Override
-        public boolean hasDefaultSavepointLocation() {
-            return delegate.hasDefaultSavepointLocation();
-        }
-
-        @Override
-        public CompletedCheckpointStorageLocation resolveCheckpoint(String externalPointer) throws IOException {
-            return delegate.resolveCheckpoint(externalPointer);
-        }
-
-        @Override
-        public CheckpointStorageLocation initializeLocationForCheckpoint(long checkpointId) throws IOException {
-            return delegate.initializeLocationForCheckpoint(checkpointId);
-        }
-
-        @Override
-        public CheckpointStorageLocation initializeLocationForSavepoint(long checkpointId,
-                @Nullable String externalLocationPointer) throws IOException {
-            return delegate.initializeLocationForSavepoint(checkpointId, externalLocationPointer);
-        }
-
-        @Override
-        public CheckpointStreamFactory resolveCheckpointStorageLocation(long checkpointId,
-                CheckpointStorageLocationReference reference) throws IOException {
-            return delegate.resolveCheckpointStorageLocation(checkpointId, reference);
-        }
-
-        @Override
-        public CheckpointStateOutputStream createTaskOwnedStateStream() throws IOException {
-            return delegate.createTaskOwnedStateStream();
-        }
-
-        @Override
-        public CheckpointStateToolset createTaskOwnedCheckpointStateToolset() {
-            return delegate.createTaskOwnedCheckpointStateToolset();
-        }
-
-        @Override
-        public CheckpointStorageWorkerView toFileMergingStorage(FileMergingSnapshotManager mergingSnapshotManager,
-                Environment environment) throws IOException {
-            return delegate.toFileMergingStorage(mergingSnapshotManager, environment);
-        }
+                + (pacing == null ? "" : ", paced: max recovery time " + pacing.maxRecoveryTime())
+                + (replication == null ? "" : ", cost-aware replication: budget " + replication.settings().budget())
+                + ")";
     }
 }

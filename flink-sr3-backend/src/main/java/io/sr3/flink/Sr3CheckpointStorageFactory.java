@@ -1,12 +1,16 @@
 package io.sr3.flink;
 
 import io.sr3.flink.fs.Sr3FileSystemFactory;
+import io.sr3.flink.replication.ReplicationMode;
+import io.sr3.flink.replication.ReplicationSettings;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.IllegalConfigurationException;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.core.fs.Path;
 import org.apache.flink.runtime.state.CheckpointStorageFactory;
 import org.apache.flink.runtime.state.storage.FileSystemCheckpointStorage;
+
+import javax.annotation.Nullable;
 
 import java.net.URI;
 
@@ -47,7 +51,21 @@ public final class Sr3CheckpointStorageFactory implements CheckpointStorageFacto
         // -1: take the inline threshold and write buffer size from the configuration.
         FileSystemCheckpointStorage files = new FileSystemCheckpointStorage(new Path(directory), -1, -1)
                 .configure(config, classLoader);
-        // Only captured here: the pacer starts on the JobManager, from the job's checkpoint coordinator.
-        return new Sr3CheckpointStorage(files, Sr3PacingOptions.settings(config));
+        // Only captured here: the pacer and the replication planner start on the JobManager, from
+        // the job's checkpoint coordinator.
+        return new Sr3CheckpointStorage(files, Sr3PacingOptions.settings(config), replicationSetup(config));
+    }
+
+    /** The replication planner's setup with {@code sr3.replication.mode: cost-aware}, else null. */
+    @Nullable
+    static ReplicationSetup replicationSetup(ReadableConfig config) {
+        int replicationFactor = config.get(Sr3Options.REPLICATION_FACTOR);
+        int writeQuorum = config.getOptional(Sr3Options.MIN_REPLICAS).orElse(replicationFactor);
+        ReplicationSettings settings = Sr3ReplicationOptions.settings(config, replicationFactor, writeQuorum);
+        if (settings.mode() != ReplicationMode.COST_AWARE) {
+            return null;
+        }
+        return new ReplicationSetup(settings, Sr3ReplicationOptions.interval(config), Sr3PacingOptions.restUrl(config),
+                Sr3PacingOptions.failureDetectionTime(config), config.get(Sr3PacingOptions.RESTORE_BANDWIDTH).getBytes());
     }
 }

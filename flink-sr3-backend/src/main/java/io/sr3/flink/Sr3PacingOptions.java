@@ -128,9 +128,7 @@ public final class Sr3PacingOptions {
         }
         check(isPositive(bound), config, MAX_RECOVERY_TIME, "must be a positive duration");
         Duration configuredDetection = optional(config, FAILURE_DETECTION_TIME);
-        Duration detection = configuredDetection != null
-                ? configuredDetection
-                : config.get(HeartbeatManagerOptions.HEARTBEAT_TIMEOUT);
+        Duration detection = failureDetectionTime(config);
         check(isPositive(detection), config, FAILURE_DETECTION_TIME, "must be a positive duration");
         check(bound.compareTo(detection) > 0, config, MAX_RECOVERY_TIME, String.format(
                 "must be longer than the failure-detection time (%s = %s)",
@@ -143,7 +141,7 @@ public final class Sr3PacingOptions {
         check(isPositive(peakMemory), config, PEAK_MEMORY, "must be a positive duration");
         MemorySize bandwidth = get(config, RESTORE_BANDWIDTH);
         check(bandwidth.getBytes() > 0, config, RESTORE_BANDWIDTH, "must be a positive size per second, like '100 mb'");
-        String restUrl = config.getOptional(REST_URL).orElseGet(() -> defaultRestUrl(config));
+        String restUrl = restUrl(config);
         try {
             URI uri = new URI(restUrl);
             check("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()), config, REST_URL,
@@ -155,6 +153,17 @@ public final class Sr3PacingOptions {
         Duration period = clamp(fetch.dividedBy(2), MIN_DECISION_PERIOD, MAX_DECISION_PERIOD);
         Duration staleAfter = max(Duration.ofSeconds(5), fetch.multipliedBy(3).plus(period));
         return new PacingSettings(bound, detection, mtbf, bandwidth.getBytes(), restUrl, period, staleAfter, peakMemory);
+    }
+
+    /** {@link #FAILURE_DETECTION_TIME}, or Flink's heartbeat timeout when unset. */
+    static Duration failureDetectionTime(ReadableConfig config) {
+        Duration configured = optional(config, FAILURE_DETECTION_TIME);
+        return configured != null ? configured : config.get(HeartbeatManagerOptions.HEARTBEAT_TIMEOUT);
+    }
+
+    /** {@link #REST_URL}, or the JobManager's REST address and port when unset. */
+    static String restUrl(ReadableConfig config) {
+        return config.getOptional(REST_URL).orElseGet(() -> defaultRestUrl(config));
     }
 
     private static String defaultRestUrl(ReadableConfig config) {

@@ -10,8 +10,6 @@ import org.apache.flink.runtime.state.CheckpointableKeyedStateBackend;
 import org.apache.flink.runtime.state.ConfigurableStateBackend;
 import org.apache.flink.runtime.state.OperatorStateBackend;
 import org.apache.flink.runtime.state.StateBackend;
-import org.apache.flink.util.WrappingProxy;
-import org.apache.flink.util.WrappingProxyUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -76,13 +74,17 @@ public final class Sr3StateBackend extends VersionedStateBackend {
     @Override
     public <K> CheckpointableKeyedStateBackend<K> createKeyedStateBackend(KeyedStateBackendParameters<K> parameters)
             throws Exception {
-        RingMetrics.register(parameters.getMetricGroup(), parameters.getJobID().toString(), paced);
+        PlannedCopies copies = Sr3CheckpointStorageAccess.assignOperator(
+                parameters.getEnv().getCheckpointStorageAccess(), parameters.getEnv().getJobVertexId().toString());
+        RingMetrics.register(parameters.getMetricGroup(), parameters.getJobID().toString(), paced, copies);
         prefetch(StateFiles.readThroughStreams(parameters.getStateHandles()), parameters.getOperatorIdentifier());
         return delegate.createKeyedStateBackend(parameters);
     }
 
     @Override
     public OperatorStateBackend createOperatorStateBackend(OperatorStateBackendParameters parameters) throws Exception {
+        Sr3CheckpointStorageAccess.assignOperator(parameters.getEnv().getCheckpointStorageAccess(),
+                parameters.getEnv().getJobVertexId().toString());
         prefetch(StateFiles.readThroughStreams(parameters.getStateHandles()), parameters.getOperatorIdentifier());
         return delegate.createOperatorStateBackend(parameters);
     }
@@ -92,14 +94,13 @@ public final class Sr3StateBackend extends VersionedStateBackend {
      * only logged: Flink then reads the files block by block, with replica fallback, and fails
      * there with the precise error if a block is really gone.
      */
-    @SuppressWarnings("unchecked")
     private static void prefetch(List<Path> files, String subtask) {
         if (files.isEmpty()) {
             return;
         }
         try {
             FileSystem fs = FileSystem.get(files.get(0).toUri());
-            FileSystem inner = fs instanceof WrappingProxy<?> proxy ? WrappingProxyUtil.stripProxy((WrappingProxy<FileSystem>) proxy) : fs;
+            FileSystem inner = Sr3FileSystem.unwrap(fs);
             if (inner instanceof Sr3FileSystem sr3) {
                 sr3.prefetch(files, subtask);
             } else {

@@ -22,7 +22,8 @@ class MetricsDocTest {
     @Test
     void docsMetricsListsExactlyTheRegisteredGauges() throws Exception {
         Map<String, Gauge<?>> registered = new TreeMap<>();
-        RingMetrics.register(new Capturing("", registered), "job-1", true); // a job that paces gets every gauge
+        // A job that paces, with cost-aware replication, gets every gauge.
+        RingMetrics.register(new Capturing("", registered), "job-1", true, new PlannedCopies("job-1", "vertex-1"));
 
         Path doc = Path.of("..", "docs", "metrics.md");
         Set<String> documented = new TreeSet<>();
@@ -40,6 +41,8 @@ class MetricsDocTest {
 
         assertThat(registered).isNotEmpty();
         assertThat(registered.keySet()).noneMatch(name -> name.startsWith("sr3.pacing"));
+        assertThat(registered.keySet()).as("uniform replication: no plan to show")
+                .noneMatch(name -> name.startsWith("sr3.replication"));
     }
 
     /** Remembers every gauge under its dotted name. */

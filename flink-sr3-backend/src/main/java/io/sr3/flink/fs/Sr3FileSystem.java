@@ -10,6 +10,8 @@ import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.Path;
+import org.apache.flink.util.WrappingProxy;
+import org.apache.flink.util.WrappingProxyUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -52,6 +54,15 @@ public final class Sr3FileSystem extends VersionedFileSystem {
         String authority = fsUri.getAuthority();
         this.namespace = authority == null ? "" : authority;
         this.uri = URI.create(Sr3FileSystemFactory.SCHEME + "://" + namespace + "/");
+    }
+
+    /**
+     * The file system under Flink's wrappers (the safety net of task threads, a plugin's class
+     * loader fix): an {@code Sr3FileSystem} if {@code fs} is one of this class loader's.
+     */
+    @SuppressWarnings("unchecked")
+    public static FileSystem unwrap(FileSystem fs) {
+        return fs instanceof WrappingProxy<?> proxy ? WrappingProxyUtil.stripProxy((WrappingProxy<FileSystem>) proxy) : fs;
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.sr3.flink.replication;
 
+import java.io.Serializable;
 import java.util.Objects;
 
 /**
@@ -13,7 +14,7 @@ import java.util.Objects;
  * @param uniformCopies the replication factor, which uniform mode gives every operator
  */
 public record ReplicationSettings(ReplicationMode mode, double budget, int minCopies, int maxCopies,
-        int uniformCopies) {
+        int uniformCopies) implements Serializable {
 
     /** Copies are counted in one byte on the wire, as a manifest's holders are. */
     public static final int MOST_COPIES = 255;
