@@ -49,6 +49,14 @@ public final class StatefulTestJob {
 
     /** Adds the job to {@code env}, from source to the per-key results, without a sink. */
     public static DataStream<KeyResult> build(StreamExecutionEnvironment env, TestJobSpec spec) {
+        return build(env, spec, "");
+    }
+
+    /**
+     * {@link #build} with {@code suffix} appended to every uid and name: several independent
+     * copies of the job in one job graph (operators with different state sizes and rates).
+     */
+    public static DataStream<KeyResult> build(StreamExecutionEnvironment env, TestJobSpec spec, String suffix) {
         RateLimiterStrategy rateLimit = spec.recordsPerSecond() > 0
                 ? RateLimiterStrategy.perSecond(spec.recordsPerSecond())
                 : RateLimiterStrategy.noOp();
@@ -58,10 +66,10 @@ public final class StatefulTestJob {
                 index -> event(index, keys, payloadBytes), spec.records(), rateLimit, TypeInformation.of(Event.class));
         WatermarkStrategy<Event> watermarks = WatermarkStrategy.<Event>forMonotonousTimestamps()
                 .withTimestampAssigner((event, previous) -> event.index());
-        return env.fromSource(source, watermarks, "sr3-test-source").uid(SOURCE_UID)
-                .map(new FailureInjector(spec)).uid(INJECTOR_UID).name("failure-injector")
+        return env.fromSource(source, watermarks, "sr3-test-source" + suffix).uid(SOURCE_UID + suffix)
+                .map(new FailureInjector(spec)).uid(INJECTOR_UID + suffix).name("failure-injector" + suffix)
                 .keyBy(Event::key)
-                .process(new KeyedStateFunction(spec)).uid(STATE_UID).name("keyed-state");
+                .process(new KeyedStateFunction(spec)).uid(STATE_UID + suffix).name("keyed-state" + suffix);
     }
 
     /** {@link #build} plus a {@link RegistrySink} for {@code spec.runId()}: for jobs in this JVM. */

@@ -1,0 +1,249 @@
+package io.sr3.flink.it;
+
+import io.sr3.flink.Sr3CheckpointStorageFactory;
+import io.sr3.flink.Sr3Options;
+import io.sr3.flink.Sr3PacingOptions;
+import io.sr3.flink.Sr3ReplicationOptions;
+import io.sr3.flink.Sr3StateBackendFactory;
+import io.sr3.flink.WorkingState;
+import io.sr3.flink.fs.FileBlock;
+import io.sr3.flink.fs.Sr3FileSystem;
+import io.sr3.flink.node.LocalRing;
+import io.sr3.flink.node.NodeConfig;
+import io.sr3.flink.node.RingNode;
+import io.sr3.flink.replication.ReplicationMode;
+import io.sr3.flink.testjob.StatefulTestJob;
+import io.sr3.flink.testjob.TestJobSpec;
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.HeartbeatManagerOptions;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.MetricOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.core.fs.FSDataInputStream;
+import org.apache.flink.core.fs.FileStatus;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.runtime.OperatorIDPair;
+import org.apache.flink.runtime.checkpoint.Checkpoints;
+import org.apache.flink.runtime.checkpoint.OperatorState;
+import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
+import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.JobVertex;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.runtime.state.KeyGroupsStateHandle;
+import org.apache.flink.runtime.state.KeyedStateHandle;
+import org.apache.flink.runtime.state.filesystem.FileStateHandle;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.DataInputStream;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+
+/**
+ * {@code sr3.replication.mode: cost-aware} by configuration alone, in a MiniCluster over a ring of
+ * four nodes with replication factor 2: a job of two independent pipelines, one whose keyed state
+ * is tiny (its loss costs as much as the other's, for a fraction of the bytes) and one whose
+ * state is about a hundred times larger. At a budget of 2.3 copies per byte, the JobManager's
+ * planner gives the small, costly state 3 copies and the large one 2, and the checkpoint files on
+ * the ring show it: each file's manifest asks for that many copies, and each of its blocks has
+ * that many holders.
+ */
+class Sr3CostAwareReplicationITCase {
+
+    private static final Duration DEADLINE = Duration.ofSeconds(90);
+
+    @TempDir
+    Path tempDir;
+
+    private final List<RingNode> nodes = new ArrayList<>();
+    private MiniCluster miniCluster;
+    private JobID jobId;
+
+    @BeforeEach
+    void startCluster() throws Exception {
+        for (RingNode stray : LocalRing.nodes()) {
+            stray.close();
+        }
+        NodeConfig base = Sr3Options.nodeConfig(sr3Options());
+        for (int i = 0; i < 4; i++) {
+            nodes.add(RingNode.start(base.withPortAndStore(0, tempDir.resolve("ring-node-" + i))));
+        }
+        poll("ring membership", () -> nodes.stream().allMatch(n -> n.membership().members().size() == 4));
+        Configuration cluster = sr3Options();
+        cluster.set(RestOptions.BIND_PORT, "0");
+        cluster.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("48m"));
+        cluster.set(HeartbeatManagerOptions.HEARTBEAT_INTERVAL, Duration.ofSeconds(1));
+        cluster.set(HeartbeatManagerOptions.HEARTBEAT_TIMEOUT, Duration.ofSeconds(5));
+        cluster.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofMillis(500));
+        cluster.set(RestOptions.CACHE_CHECKPOINT_STATISTICS_TIMEOUT, Duration.ofMillis(200));
+        cluster.setString("io.tmp.dirs", tempDir.resolve("flink-tmp").toString());
+        miniCluster = new MiniCluster(new MiniClusterConfiguration.Builder()
+                .setConfiguration(cluster).setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
+        miniCluster.start();
+    }
+
+    @AfterEach
+    void stopCluster() throws Exception {
+        try {
+            if (miniCluster != null && jobId != null && !miniCluster.getJobStatus(jobId).get().isGloballyTerminalState()) {
+                miniCluster.cancelJob(jobId).get(30, TimeUnit.SECONDS);
+                miniCluster.requestJobResult(jobId).get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            if (miniCluster != null) {
+                miniCluster.close();
+            }
+            for (RingNode node : nodes) {
+                node.close();
+            }
+        }
+    }
+
+    @Test
+    void theSmallCostlyStateGetsThreeCopiesAndTheLargeCheapStateTwo() throws Exception {
+        String restUrl = miniCluster.getRestAddress().get(30, TimeUnit.SECONDS).toString();
+        Configuration job = sr3Options();
+        job.set(StateBackendOptions.STATE_BACKEND, Sr3StateBackendFactory.class.getName());
+        job.set(CheckpointingOptions.CHECKPOINT_STORAGE, Sr3CheckpointStorageFactory.class.getName());
+        job.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, "sr3:///it-replication/" + tempDir.getFileName());
+        job.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
+        job.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(1));
+        job.set(Sr3ReplicationOptions.MODE, ReplicationMode.COST_AWARE);
+        job.set(Sr3ReplicationOptions.BUDGET, 2.3);
+        job.set(Sr3ReplicationOptions.INTERVAL, Duration.ofSeconds(1));
+        job.set(Sr3PacingOptions.REST_URL, restUrl);
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(job);
+        env.setParallelism(2);
+        // Same rate, same topology, so the same failure cost; ~200 bytes of keyed state against ~1 MiB.
+        TestJobSpec costly = TestJobSpec.of("costly").withRecords(100_000_000, 500).withKeys(4).withPayload(8, 1);
+        TestJobSpec cheap = TestJobSpec.of("cheap").withRecords(100_000_000, 500).withKeys(2_000).withPayload(512, 1);
+        StatefulTestJob.build(env, costly, "-costly").sinkTo(new DiscardingSink<>()).name("sink-costly");
+        StatefulTestJob.build(env, cheap, "-cheap").sinkTo(new DiscardingSink<>()).name("sink-cheap");
+        JobGraph graph = env.getStreamGraph().getJobGraph();
+        jobId = miniCluster.submitJob(graph).get(30, TimeUnit.SECONDS).getJobID();
+
+        Sr3FileSystem fs = (Sr3FileSystem) Sr3FileSystem.unwrap(
+                new org.apache.flink.core.fs.Path("sr3:///").getFileSystem());
+        org.apache.flink.core.fs.Path jobDir = new org.apache.flink.core.fs.Path(
+                "sr3:///it-replication/" + tempDir.getFileName() + "/" + jobId);
+        Map<String, List<Integer>> seen = new HashMap<>();
+        poll("a checkpoint whose costly state has 3 copies and cheap state 2, per file and per block", () -> {
+            try {
+                seen.clear();
+                seen.putAll(copiesByVertex(fs, jobDir, graph));
+                return seen.getOrDefault("keyed-state-costly", List.of()).stream().allMatch(c -> c == 3)
+                        && !seen.getOrDefault("keyed-state-costly", List.of()).isEmpty()
+                        && seen.getOrDefault("keyed-state-cheap", List.of()).stream().allMatch(c -> c == 2)
+                        && !seen.getOrDefault("keyed-state-cheap", List.of()).isEmpty();
+            } catch (IOException e) {
+                return false; // a checkpoint being written or subsumed while read: the next poll reads another
+            }
+        }, () -> "copies per file of the latest checkpoint, by vertex: " + seen);
+    }
+
+    /**
+     * For the latest completed checkpoint of the job: per job vertex name, for every file its
+     * keyed state handles name, the copies its manifest asks for, or -1 where some block of the
+     * file has a different number of holders.
+     */
+    private static Map<String, List<Integer>> copiesByVertex(Sr3FileSystem fs, org.apache.flink.core.fs.Path jobDir,
+            JobGraph graph) throws IOException {
+        org.apache.flink.core.fs.Path latest = null;
+        long latestId = -1;
+        if (!fs.exists(jobDir)) {
+            return Map.of();
+        }
+        for (FileStatus child : fs.listStatus(jobDir)) {
+            String name = child.getPath().getName();
+            if (name.startsWith("chk-") && fs.exists(new org.apache.flink.core.fs.Path(child.getPath(), "_metadata"))) {
+                long id = Long.parseLong(name.substring(4));
+                if (id > latestId) {
+                    latestId = id;
+                    latest = child.getPath();
+                }
+            }
+        }
+        if (latest == null) {
+            return Map.of();
+        }
+        Map<String, String> vertexOfOperator = new HashMap<>();
+        for (JobVertex vertex : graph.getVertices()) {
+            for (OperatorIDPair ids : vertex.getOperatorIDs()) {
+                vertexOfOperator.put(ids.getGeneratedOperatorID().toHexString(), vertex.getName());
+            }
+        }
+        CheckpointMetadata metadata;
+        try (FSDataInputStream in = fs.open(new org.apache.flink.core.fs.Path(latest, "_metadata"))) {
+            metadata = Checkpoints.loadCheckpointMetadata(new DataInputStream(in),
+                    Sr3CostAwareReplicationITCase.class.getClassLoader(), latest.toString());
+        }
+        Map<String, List<Integer>> copies = new HashMap<>();
+        for (OperatorState operator : metadata.getOperatorStates()) {
+            String vertexName = vertexOfOperator.getOrDefault(operator.getOperatorID().toHexString(), "?");
+            String vertex = vertexName.contains("keyed-state-costly") ? "keyed-state-costly"
+                    : vertexName.contains("keyed-state-cheap") ? "keyed-state-cheap" : vertexName;
+            for (OperatorSubtaskState subtask : operator.getStates()) {
+                for (KeyedStateHandle handle : subtask.getManagedKeyedState()) {
+                    if (handle instanceof KeyGroupsStateHandle groups
+                            && groups.getDelegateStateHandle() instanceof FileStateHandle file) {
+                        copies.computeIfAbsent(vertex, v -> new ArrayList<>()).add(copiesOf(fs, file));
+                    }
+                }
+            }
+        }
+        return copies;
+    }
+
+    private static int copiesOf(Sr3FileSystem fs, FileStateHandle file) throws IOException {
+        int asked = fs.getFileStatus(file.getFilePath()).getReplication();
+        for (FileBlock block : fs.fileBlocks(file.getFilePath())) {
+            if (block.holders().size() != asked) {
+                return -1;
+            }
+        }
+        return asked;
+    }
+
+    private static Configuration sr3Options() {
+        Configuration c = new Configuration();
+        c.set(Sr3Options.WORKING_STATE, WorkingState.HEAP);
+        c.set(Sr3Options.REPLICATION_FACTOR, 2);
+        c.set(Sr3Options.FAILURE_DETECTOR_INTERVAL, Duration.ofMillis(200));
+        c.set(Sr3Options.FAILURE_DETECTOR_TIMEOUT, Duration.ofSeconds(2));
+        c.set(Sr3Options.REQUEST_TIMEOUT, Duration.ofSeconds(3));
+        return c;
+    }
+
+    private static void poll(String what, java.util.function.BooleanSupplier condition) {
+        poll(what, condition, () -> "");
+    }
+
+    private static void poll(String what, java.util.function.BooleanSupplier condition,
+            java.util.function.Supplier<String> detail) {
+        long deadline = System.nanoTime() + DEADLINE.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("Timed out after " + DEADLINE + " waiting for " + what + "; " + detail.get());
+            }
+            LockSupport.parkNanos(Duration.ofMillis(250).toNanos());
+        }
+    }
+}
