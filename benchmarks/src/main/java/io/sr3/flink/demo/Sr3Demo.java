@@ -16,6 +16,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.jobmaster.JobResult;
+import org.apache.flink.runtime.util.EnvironmentInformation;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -28,7 +29,9 @@ import java.util.List;
  * ring node with the most replicas and a TaskManager at the same moment, restores from the
  * surviving replicas and still produces exactly the expected result.
  *
- * <p>Run with {@code mvn -B -q -pl benchmarks exec:exec@demo} after {@code mvn -B -q install -DskipTests}.
+ * <p>Run with {@code mvn -B -q -pl benchmarks exec:exec@demo} after {@code mvn -B -q install -DskipTests}, or
+ * on Flink 1.20 in one reactor build, without installing: {@code mvn -B -q -Pflink-1.20 clean package -DskipTests
+ * exec:exec@demo}.
  * Exit code 0 only if the job restored from a checkpoint and its result matched the expectation
  * key by key. Flink's and sr3's logs go to {@code benchmarks/target/demo-tmp/sr3.log}.
  *
@@ -88,8 +91,8 @@ public final class Sr3Demo {
                 .withPayload(PAYLOAD_BYTES, PAYLOAD_SLOTS);
 
         System.out.println("flink-sr3 demo: checkpoints on a ring of storage nodes, then a ring node and a TaskManager die");
-        System.out.printf("  cluster : embedded Flink MiniCluster, %d TaskManagers x %d slots, job parallelism %d%n",
-                TASK_MANAGERS, SLOTS_PER_TASK_MANAGER, PARALLELISM);
+        System.out.printf("  cluster : embedded Flink %s MiniCluster, %d TaskManagers x %d slots, job parallelism %d%n",
+                EnvironmentInformation.getVersion(), TASK_MANAGERS, SLOTS_PER_TASK_MANAGER, PARALLELISM);
         System.out.printf("  backend : %s, sr3.working-state=rocksdb (incremental), checkpoints to %s every %s%n",
                 config.getString("state.backend.type", "?"), config.getString("execution.checkpointing.dir", "?"),
                 Stats.millis(CHECKPOINT_INTERVAL.toMillis()));

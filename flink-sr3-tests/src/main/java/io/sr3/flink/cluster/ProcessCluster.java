@@ -600,20 +600,57 @@ public final class ProcessCluster implements AutoCloseable {
      * {@code new ServerSocket(0)} included.
      */
     static int freePort() {
-        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
-        for (int attempt = 0; attempt < 100; attempt++) {
-            int candidate = 20_000 + random.nextInt(12_000);
-            try (ServerSocket socket = new ServerSocket(candidate, 1, java.net.InetAddress.getByName(LOCALHOST))) {
-                return candidate;
-            } catch (IOException taken) {
-                // try another
-            }
+        int port = randomFreePort(List.of(LOCALHOST));
+        if (port > 0) {
+            return port;
         }
         try (ServerSocket socket = new ServerSocket(0, 1, java.net.InetAddress.getByName(LOCALHOST))) {
             return socket.getLocalPort();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /**
+     * A port that is free now on every one of {@code hosts} (local addresses such as 127.0.0.2:
+     * all of 127/8 is loopback on Linux), for nodes that listen on the same port at several
+     * addresses; picked from the same range as {@link #freePort()}.
+     *
+     * @throws IllegalStateException if 100 candidates were all taken on one of the hosts
+     */
+    static int freePort(List<String> hosts) {
+        int port = randomFreePort(hosts);
+        if (port == 0) {
+            throw new IllegalStateException("No port between 20000 and 31999 was free on all of " + hosts
+                    + " in 100 attempts");
+        }
+        return port;
+    }
+
+    /** A random port between 20000 and 31999 free on every one of {@code hosts}, or 0 after 100 taken ones. */
+    private static int randomFreePort(List<String> hosts) {
+        java.util.concurrent.ThreadLocalRandom random = java.util.concurrent.ThreadLocalRandom.current();
+        for (int attempt = 0; attempt < 100; attempt++) {
+            int candidate = 20_000 + random.nextInt(12_000);
+            List<ServerSocket> bound = new ArrayList<>();
+            try {
+                for (String host : hosts) {
+                    bound.add(new ServerSocket(candidate, 1, java.net.InetAddress.getByName(host)));
+                }
+                return candidate;
+            } catch (IOException taken) {
+                // try another
+            } finally {
+                for (ServerSocket socket : bound) {
+                    try {
+                        socket.close();
+                    } catch (IOException ignored) {
+                        // closing a listening socket that accepted nothing
+                    }
+                }
+            }
+        }
+        return 0;
     }
 
     /**
@@ -646,7 +683,8 @@ public final class ProcessCluster implements AutoCloseable {
         deleteRecursively(workDir.resolve("file-checkpoints"));
     }
 
-    private static void deleteRecursively(Path root) {
+    /** Deletes a directory tree, best effort: what cannot be deleted stays. */
+    static void deleteRecursively(Path root) {
         if (!Files.exists(root)) {
             return;
         }
