@@ -84,6 +84,9 @@ final class ReplicationPlanner {
             return true;
         }
         ConsistentHash ring = node.membership().ring();
+        if (ring.size() == 0) {
+            return true; // no storage node has joined yet: nothing to place copies on
+        }
         Set<String> zones = new HashSet<>();
         for (Member member : ring.members()) {
             zones.add(member.effectiveZone());

@@ -335,34 +335,50 @@ public final class BlockStore {
     public Block read(String key) throws IOException {
         Path file = fileOf(key);
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            long fileSize = channel.size();
-            if (fileSize < HEADER_SIZE) {
-                throw new CorruptBlockException(key, directory, "file of " + fileSize + " bytes is shorter than the header");
+            Header header = readHeader(channel);
+            if (header.problem() != null) {
+                throw new CorruptBlockException(key, directory, header.problem());
             }
-            ByteBuffer header = ByteBuffer.allocate(HEADER_SIZE);
-            readFully(channel, header);
-            header.flip();
-            int magic = header.getInt();
-            byte version = header.get();
-            long length = header.getLong();
-            int expectedCrc = header.getInt();
-            if (magic != MAGIC || version != VERSION) {
-                throw new CorruptBlockException(key, directory, String.format("bad header (magic 0x%08x, version %d)", magic, version));
-            }
-            if (length != fileSize - HEADER_SIZE) {
-                throw new CorruptBlockException(key, directory, "header says " + length + " bytes, file holds " + (fileSize - HEADER_SIZE));
-            }
-            byte[] data = new byte[(int) length];
+            byte[] data = new byte[(int) header.length()];
             readFully(channel, ByteBuffer.wrap(data));
             CRC32C crc = new CRC32C();
             crc.update(data);
-            if ((int) crc.getValue() != expectedCrc) {
+            if ((int) crc.getValue() != header.crc32c()) {
                 throw new CorruptBlockException(key, directory, "CRC32C mismatch");
             }
-            return new Block(data, expectedCrc);
+            return new Block(data, header.crc32c());
         } catch (NoSuchFileException e) {
             throw new BlockNotFoundException(key, directory);
         }
+    }
+
+    /**
+     * A block file's header as read, checked against the file's size.
+     *
+     * @param problem why the header cannot describe this file, or null if it does
+     */
+    private record Header(long length, int crc32c, @Nullable String problem) {}
+
+    /** Reads the header from the start of {@code channel} and checks its magic, version and length. */
+    private static Header readHeader(FileChannel channel) throws IOException {
+        long fileSize = channel.size();
+        if (fileSize < HEADER_SIZE) {
+            return new Header(-1, 0, "file of " + fileSize + " bytes is shorter than the header");
+        }
+        ByteBuffer header = ByteBuffer.allocate(HEADER_SIZE);
+        readFully(channel, header);
+        header.flip();
+        int magic = header.getInt();
+        byte version = header.get();
+        long length = header.getLong();
+        int crc = header.getInt();
+        if (magic != MAGIC || version != VERSION) {
+            return new Header(length, crc, String.format("bad header (magic 0x%08x, version %d)", magic, version));
+        }
+        if (length != fileSize - HEADER_SIZE) {
+            return new Header(length, crc, "header says " + length + " bytes, file holds " + (fileSize - HEADER_SIZE));
+        }
+        return new Header(length, crc, null);
     }
 
     private static void readFully(FileChannel channel, ByteBuffer buffer) throws IOException {
@@ -405,26 +421,13 @@ public final class BlockStore {
     public Presence presence(String key, int expectedLength, int expectedCrc32c) throws IOException {
         Path file = fileOf(key);
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            long fileSize = channel.size();
-            if (fileSize < HEADER_SIZE) {
-                return corrupt("file of " + fileSize + " bytes is shorter than the header");
+            Header header = readHeader(channel);
+            if (header.problem() != null) {
+                return corrupt(header.problem());
             }
-            ByteBuffer header = ByteBuffer.allocate(HEADER_SIZE);
-            readFully(channel, header);
-            header.flip();
-            int magic = header.getInt();
-            byte version = header.get();
-            long length = header.getLong();
-            int crc = header.getInt();
-            if (magic != MAGIC || version != VERSION) {
-                return corrupt(String.format("bad header (magic 0x%08x, version %d)", magic, version));
-            }
-            if (length != fileSize - HEADER_SIZE) {
-                return corrupt("header says " + length + " bytes, file holds " + (fileSize - HEADER_SIZE));
-            }
-            if (length != expectedLength || crc != expectedCrc32c) {
+            if (header.length() != expectedLength || header.crc32c() != expectedCrc32c) {
                 return corrupt(String.format("holds %d bytes with CRC32C 0x%08x, expected %d bytes with CRC32C 0x%08x",
-                        length, crc, expectedLength, expectedCrc32c));
+                        header.length(), header.crc32c(), expectedLength, expectedCrc32c));
             }
             return Presence.INTACT_BLOCK;
         } catch (NoSuchFileException e) {
