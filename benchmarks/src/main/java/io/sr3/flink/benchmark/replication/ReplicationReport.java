@@ -90,7 +90,14 @@ public record ReplicationReport(String command, MachineDescription machine, Map<
         Map<String, Object> planLines = new LinkedHashMap<>();
         plans.forEach((budget, plan) -> planLines.put(String.valueOf(budget), plan.logLines()));
         json.put("planLogLines", planLines);
-        json.put("arms", arms.stream().map(a -> Map.of("id", a.id(), "description", a.description())).toList());
+        List<Map<String, Object>> armMaps = new ArrayList<>();
+        for (Arm a : arms) {
+            Map<String, Object> m = new LinkedHashMap<>(); // Map.of would order the keys differently in every JVM
+            m.put("id", a.id());
+            m.put("description", a.description());
+            armMaps.add(m);
+        }
+        json.put("arms", armMaps);
         List<Map<String, Object>> rows = new ArrayList<>();
         for (Result r : results) {
             Stats rec = recovery(r);
