@@ -35,6 +35,8 @@ import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
+import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupsStateHandle;
 import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
@@ -42,7 +44,8 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.DataInputStream;
@@ -64,7 +67,8 @@ import java.util.concurrent.locks.LockSupport;
  * state is about a hundred times larger. At a budget of 2.3 copies per byte, the JobManager's
  * planner gives the small, costly state 3 copies and the large one 2, and the checkpoint files on
  * the ring show it: each file's manifest asks for that many copies, and each of its blocks has
- * that many holders.
+ * that many holders. With heap state (full snapshots) and with RocksDB (incremental, whose shared
+ * files are created once and reused).
  */
 class Sr3CostAwareReplicationITCase {
 
@@ -117,10 +121,13 @@ class Sr3CostAwareReplicationITCase {
         }
     }
 
-    @Test
-    void theSmallCostlyStateGetsThreeCopiesAndTheLargeCheapStateTwo() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @EnumSource(WorkingState.class)
+    void theSmallCostlyStateGetsThreeCopiesAndTheLargeCheapStateTwo(WorkingState workingState) throws Exception {
         String restUrl = miniCluster.getRestAddress().get(30, TimeUnit.SECONDS).toString();
         Configuration job = sr3Options();
+        job.set(Sr3Options.WORKING_STATE, workingState);
+        job.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
         job.set(StateBackendOptions.STATE_BACKEND, Sr3StateBackendFactory.class.getName());
         job.set(CheckpointingOptions.CHECKPOINT_STORAGE, Sr3CheckpointStorageFactory.class.getName());
         job.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, "sr3:///it-replication/" + tempDir.getFileName());
@@ -202,14 +209,33 @@ class Sr3CostAwareReplicationITCase {
                     : vertexName.contains("keyed-state-cheap") ? "keyed-state-cheap" : vertexName;
             for (OperatorSubtaskState subtask : operator.getStates()) {
                 for (KeyedStateHandle handle : subtask.getManagedKeyedState()) {
-                    if (handle instanceof KeyGroupsStateHandle groups
-                            && groups.getDelegateStateHandle() instanceof FileStateHandle file) {
+                    for (FileStateHandle file : files(handle)) {
                         copies.computeIfAbsent(vertex, v -> new ArrayList<>()).add(copiesOf(fs, file));
                     }
                 }
             }
         }
         return copies;
+    }
+
+    /** The files a heap (full) or RocksDB (incremental) keyed state handle names. */
+    private static List<FileStateHandle> files(KeyedStateHandle handle) {
+        List<FileStateHandle> files = new ArrayList<>();
+        if (handle instanceof KeyGroupsStateHandle groups && groups.getDelegateStateHandle() instanceof FileStateHandle file) {
+            files.add(file);
+        } else if (handle instanceof IncrementalRemoteKeyedStateHandle incremental) {
+            List<HandleAndLocalPath> parts = new ArrayList<>(incremental.getSharedState());
+            parts.addAll(incremental.getPrivateState());
+            for (HandleAndLocalPath part : parts) {
+                if (part.getHandle() instanceof FileStateHandle file) {
+                    files.add(file);
+                }
+            }
+            if (incremental.getMetaDataStateHandle() instanceof FileStateHandle meta) {
+                files.add(meta);
+            }
+        }
+        return files;
     }
 
     private static int copiesOf(Sr3FileSystem fs, FileStateHandle file) throws IOException {
@@ -224,7 +250,6 @@ class Sr3CostAwareReplicationITCase {
 
     private static Configuration sr3Options() {
         Configuration c = new Configuration();
-        c.set(Sr3Options.WORKING_STATE, WorkingState.HEAP);
         c.set(Sr3Options.REPLICATION_FACTOR, 2);
         c.set(Sr3Options.FAILURE_DETECTOR_INTERVAL, Duration.ofMillis(200));
         c.set(Sr3Options.FAILURE_DETECTOR_TIMEOUT, Duration.ofSeconds(2));
