@@ -5,6 +5,7 @@ import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileStatus;
 import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.FileSystemKind;
 import org.apache.flink.core.fs.Path;
 
 import java.io.IOException;
@@ -90,6 +91,11 @@ public final class PlannedCopiesFileSystem extends FileSystem {
     @Override
     public boolean isDistributedFS() {
         return ring.isDistributedFS();
+    }
+
+    /** Flink 1.20 requires it (2.0 removed it from {@link FileSystem}); the ring is a file system. */
+    public FileSystemKind getKind() {
+        return FileSystemKind.FILE_SYSTEM;
     }
 
     @Override
