@@ -60,7 +60,8 @@ public final class Sr3CheckpointStorageFactory implements CheckpointStorageFacto
     @Nullable
     static ReplicationSetup replicationSetup(ReadableConfig config) {
         int replicationFactor = config.get(Sr3Options.REPLICATION_FACTOR);
-        int writeQuorum = config.getOptional(Sr3Options.MIN_REPLICAS).orElse(replicationFactor);
+        // A quorum above the factor is refused, naming the option, by the ring node's own validation.
+        int writeQuorum = Math.min(replicationFactor, config.getOptional(Sr3Options.MIN_REPLICAS).orElse(replicationFactor));
         ReplicationSettings settings = Sr3ReplicationOptions.settings(config, replicationFactor, writeQuorum);
         if (settings.mode() != ReplicationMode.COST_AWARE) {
             return null;

@@ -91,8 +91,9 @@ public final class Sr3PacingOptions {
                     .stringType()
                     .noDefaultValue()
                     .withDescription("Base URL of the JobManager's REST API, which the pacer polls and triggers "
-                            + "checkpoints through. Default: http://<rest.address>:<rest.port>; set it when "
-                            + "rest.bind-port is a range or 0.");
+                            + "checkpoints through, and the cost-aware replication planner (sr3.replication.mode) "
+                            + "polls. Default: http://<rest.address>:<rest.port>; set it when rest.bind-port is a "
+                            + "range or 0.");
 
     /** The pacer decides at most this often (it polls several REST resources per round). */
     static final Duration MIN_DECISION_PERIOD = Duration.ofMillis(250);
