@@ -48,6 +48,8 @@ final class ReplicationPlanner {
     /** Copies and zones per vertex as last logged: only changes are logged again. */
     private final Map<String, String> logged = new HashMap<>();
     @Nullable private ReplicationPlan latest;
+    /** Rounds failed in a row; only the first of a run is logged. */
+    int failedRounds;
 
     ReplicationPlanner(String jobId, ReplicationSetup setup, RestJobTopology topology, RestoreRateSource restoreRates) {
         this.jobId = jobId;

@@ -56,6 +56,7 @@ final class ReplicationPlanners {
                 RUNNING.remove(jobId, executor);
                 executor.shutdown();
             }
+            planner.failedRounds = 0;
         } catch (IOException | RuntimeException e) {
             if (e instanceof JobEndpoint.UnknownJobException) {
                 LOG.info("[replication {}] the REST API no longer knows the job; planner stopped", jobId);
@@ -63,8 +64,10 @@ final class ReplicationPlanners {
                 executor.shutdown();
                 return;
             }
-            LOG.warn("[replication {}] planning round failed ({}); the last plan stays in force, next round in the "
-                    + "usual interval", jobId, e.toString());
+            if (planner.failedRounds++ == 0) {
+                LOG.warn("[replication {}] planning round failed ({}); the last plan stays in force, retrying every "
+                        + "round (logged again once a round succeeded)", jobId, e.toString());
+            }
         }
     }
 
