@@ -1,6 +1,8 @@
 package io.sr3.flink.cluster;
 
 import io.sr3.flink.Sr3Options;
+import io.sr3.flink.cluster.CheckpointFiles.FileCopies;
+import io.sr3.flink.cluster.CheckpointFiles.Victims;
 import io.sr3.flink.cluster.ClusterJobs.Pipeline;
 import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.fs.RingCensus;
@@ -42,7 +44,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutorService;
@@ -142,19 +143,19 @@ class Sr3ProcessClusterCostAwareReplicationITCase extends ProcessClusterTestBase
         } finally {
             readers.shutdownNow();
         }
-        Placement chosen = kill.chosen;
+        Victims chosen = kill.chosen;
         System.out.printf("[cost-aware] killed %s holding %s of %s; restoring from checkpoint %d%n", kill.victims,
-                chosen.victimBlock, chosen.victimFile.path(), chosen.checkpoint.id());
-        assertThat(chosen.checkpoint.of(COSTLY)).as("costly state files of %s", chosen.checkpoint)
+                chosen.block(), chosen.file().path(), chosen.checkpoint().id());
+        assertThat(chosen.checkpoint().of(COSTLY)).as("costly state files of %s", chosen.checkpoint())
                 .isNotEmpty().allMatch(f -> f.hasCopies(costlyCopies));
-        assertThat(chosen.checkpoint.of(CHEAP)).as("cheap state files of %s", chosen.checkpoint)
+        assertThat(chosen.checkpoint().of(CHEAP)).as("cheap state files of %s", chosen.checkpoint())
                 .isNotEmpty().allMatch(f -> f.hasCopies(2));
         cluster.awaitJobStatus(job, JOB_TIMEOUT, "FINISHED");
         JsonNode checkpoints = cluster.checkpoints(job);
         assertThat(checkpoints.path("latest").path("restored").path("id").asLong(-1))
                 .as("the job restored from the checkpoint whose placement was checked, not a later one, and not "
                         + "after the end of input: %s", checkpoints)
-                .isEqualTo(chosen.checkpoint.id());
+                .isEqualTo(chosen.checkpoint().id());
         assertExactResults(costlyResults, costly);
         assertExactResults(cheapResults, cheap);
         assertThat(Files.readString(cluster.jobManager().directory().resolve("jobmanager.log")))
@@ -182,7 +183,7 @@ class Sr3ProcessClusterCostAwareReplicationITCase extends ProcessClusterTestBase
         private final ExecutorService readers;
         private long censused = -1;
         private String seen = "no completed checkpoint yet";
-        @Nullable Placement chosen;
+        @Nullable Victims chosen;
         List<FlinkProcess> victims = List.of();
 
         Kill(RingNode client, Sr3FileSystem fs, JobID job, Map<String, String> vertexOfOperator, int costlyCopies,
@@ -218,18 +219,18 @@ class Sr3ProcessClusterCostAwareReplicationITCase extends ProcessClusterTestBase
                     || !checkpoint.of(CHEAP).stream().allMatch(f -> f.hasCopies(2))) {
                 return false;
             }
-            Placement placement = choose(checkpoint);
+            Victims placement = checkpoint.pairHoldingOnly(COSTLY);
             if (placement == null) {
                 seen += "; no pair of a costly block's holders that holds no other file entirely";
                 return false;
             }
             List<FlinkProcess> pair = new ArrayList<>();
             for (FlinkProcess tm : cluster.liveTaskManagers()) {
-                if (placement.victims.contains(tm.ringAddress())) {
+                if (placement.members().contains(tm.ringAddress())) {
                     pair.add(tm);
                 }
             }
-            assertThat(pair).as("live TaskManagers at %s", placement.victims).hasSize(2);
+            assertThat(pair).as("live TaskManagers at %s", placement.members()).hasSize(2);
             try {
                 // Last, right before the kill: a checkpoint pending at the kill could still complete and be restored.
                 if (laterCheckpointTriggered(checkpoint)) {
@@ -308,80 +309,6 @@ class Sr3ProcessClusterCostAwareReplicationITCase extends ProcessClusterTestBase
                 }
             }
             return false;
-        }
-    }
-
-    /**
-     * Two holders of one block of a costly file such that no file of any other vertex loses its
-     * manifest or a block with them, or null if the checkpoint has no such pair.
-     */
-    @Nullable
-    static Placement choose(CheckpointFiles checkpoint) {
-        List<FileCopies> others = checkpoint.files().stream().filter(f -> !f.vertex().equals(COSTLY)).toList();
-        for (FileCopies file : checkpoint.of(COSTLY)) {
-            for (int b = 0; b < file.blockHolders().size(); b++) {
-                List<String> holders = new ArrayList<>(new TreeSet<>(file.blockHolders().get(b)));
-                for (int i = 0; i < holders.size(); i++) {
-                    for (int j = i + 1; j < holders.size(); j++) {
-                        Set<String> pair = Set.of(holders.get(i), holders.get(j));
-                        if (others.stream().noneMatch(o -> o.lostWith(pair))) {
-                            return new Placement(checkpoint, file, "block " + b + " on " + holders, pair);
-                        }
-                    }
-                }
-            }
-        }
-        return null;
-    }
-
-    /** The pair to kill, the costly block they hold copies of, and the checkpoint that was censused. */
-    record Placement(CheckpointFiles checkpoint, FileCopies victimFile, String victimBlock, Set<String> victims) {}
-
-    /** Every file of one completed checkpoint, its metadata included, as the ring holds it. */
-    record CheckpointFiles(long id, String path, List<FileCopies> files) {
-
-        List<FileCopies> of(String vertex) {
-            return files.stream().filter(f -> f.vertex().equals(vertex)).toList();
-        }
-
-        @Override
-        public String toString() {
-            Map<String, List<String>> byVertex = new LinkedHashMap<>();
-            files.forEach(f -> byVertex.computeIfAbsent(f.vertex(), v -> new ArrayList<>()).add(f.toString()));
-            return "checkpoint " + id + " " + byVertex;
-        }
-    }
-
-    /**
-     * One file.
-     *
-     * @param vertex the job vertex whose state it holds (the costly or cheap keyed-state vertex's
-     *     short name, else the vertex name), or {@code _metadata}
-     * @param copies the copies its manifest asks for
-     * @param manifestHolders the members that hold a copy of its manifest
-     * @param blockHolders per block, the members its manifest names as holders
-     */
-    record FileCopies(String path, String vertex, int copies, Set<String> manifestHolders, List<Set<String>> blockHolders) {
-
-        static FileCopies of(String vertex, RingCensus.Placement placement) {
-            return new FileCopies(placement.path(), vertex, placement.copies(), Set.copyOf(placement.manifestHolders()),
-                    placement.blockHolders().stream().map(Set::copyOf).toList());
-        }
-
-        /** Whether the manifest asks for {@code n} copies and every block has {@code n} intact ones. */
-        boolean hasCopies(int n) {
-            return copies == n && blockHolders.stream().allMatch(h -> h.size() == n);
-        }
-
-        /** Whether losing every member in {@code members} loses the file: its manifest or a block has no copy elsewhere. */
-        boolean lostWith(Set<String> members) {
-            return members.containsAll(manifestHolders) || blockHolders.stream().anyMatch(members::containsAll);
-        }
-
-        @Override
-        public String toString() {
-            return path.replaceAll(".*/", "") + " copies " + copies + " manifest on " + new TreeSet<>(manifestHolders)
-                    + " blocks on " + blockHolders.stream().map(TreeSet::new).toList();
         }
     }
 
