@@ -12,6 +12,7 @@ import javax.annotation.Nullable;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Objects;
 
 /**
  * Job graphs of {@link StatefulTestJob} for a {@link ProcessCluster}: results go to a
@@ -42,5 +43,39 @@ public final class ClusterJobs {
             graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(restorePath, false));
         }
         return graph;
+    }
+
+    /**
+     * Two independent pipelines in one job graph, each {@link StatefulTestJob#build} with its own
+     * uid suffix and its own {@link FileResultSink}: operators whose state sizes and rates differ,
+     * both checked exactly with {@code expectedResults} of their spec.
+     */
+    public static JobGraph twoPipelineJob(Pipeline first, Pipeline second, int parallelism, Duration checkpointInterval) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(parallelism);
+        env.enableCheckpointing(checkpointInterval.toMillis());
+        for (Pipeline pipeline : new Pipeline[] {first, second}) {
+            StatefulTestJob.build(env, pipeline.spec(), pipeline.suffix())
+                    .sinkTo(new FileResultSink(pipeline.resultDir())).uid(StatefulTestJob.SINK_UID + pipeline.suffix())
+                    .name("file-result-sink" + pipeline.suffix());
+        }
+        return env.getStreamGraph().getJobGraph();
+    }
+
+    /**
+     * One pipeline of {@link #twoPipelineJob}.
+     *
+     * @param suffix appended to every uid and operator name of the pipeline, unique in the job
+     * @param resultDir where its {@link FileResultSink} writes
+     */
+    public record Pipeline(TestJobSpec spec, String suffix, Path resultDir) {
+
+        public Pipeline {
+            Objects.requireNonNull(spec, "spec");
+            Objects.requireNonNull(resultDir, "resultDir");
+            if (suffix.isEmpty()) {
+                throw new IllegalArgumentException("A pipeline of a two-pipeline job needs a uid suffix, run " + spec.runId());
+            }
+        }
     }
 }

@@ -54,6 +54,17 @@ public record ClusterSpec(
                 checkpointInterval, retainedCheckpoints, restartAttempts, extraConfig);
     }
 
+    public ClusterSpec withSlotsPerTaskManager(int slots) {
+        return new ClusterSpec(taskManagers, slots, sr3, workingState, replicationFactor, zones, checkpointInterval,
+                retainedCheckpoints, restartAttempts, extraConfig);
+    }
+
+    /** {@code sr3.working-state}: {@code rocksdb} or {@code heap}. */
+    public ClusterSpec withWorkingState(String state) {
+        return new ClusterSpec(taskManagers, slotsPerTaskManager, sr3, state, replicationFactor, zones,
+                checkpointInterval, retainedCheckpoints, restartAttempts, extraConfig);
+    }
+
     public ClusterSpec withZones(List<String> newZones) {
         return new ClusterSpec(taskManagers, slotsPerTaskManager, sr3, workingState, replicationFactor, newZones,
                 checkpointInterval, retainedCheckpoints, restartAttempts, extraConfig);

@@ -122,7 +122,11 @@ final class CheckpointAudit {
         return new Result(checkpointPaths.size(), files.size(), blocks, bytes, lost, histogram, problems);
     }
 
-    private static void collect(OperatorSubtaskState subtask, Map<String, Long> files, List<String> problems) {
+    /**
+     * Adds the {@code sr3://} files under one subtask's state handles to {@code files} (path to the
+     * size the handle records); a handle type the audit cannot walk is added to {@code problems}.
+     */
+    static void collect(OperatorSubtaskState subtask, Map<String, Long> files, List<String> problems) {
         List<StateObject> handles = new ArrayList<>();
         handles.addAll(subtask.getManagedKeyedState());
         handles.addAll(subtask.getRawKeyedState());

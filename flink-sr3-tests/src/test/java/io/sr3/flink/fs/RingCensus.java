@@ -117,6 +117,38 @@ public final class RingCensus {
         return new FileCensus(sr3Path, manifest.length(), blocks, complete ? content.toByteArray() : null);
     }
 
+    /**
+     * Where a file's copies are, as its newest manifest records them, every reachable member asked
+     * for the manifest; no block is read.
+     *
+     * @param copies the copies the manifest asks for (the ring's replication factor if it follows the ring)
+     * @param manifestHolders ids of the members that hold a copy of the manifest: without one of them
+     *     the file cannot be found, whatever holds its blocks
+     * @param blockHolders per block, ids of the members the manifest names as its holders
+     */
+    public record Placement(String path, int copies, List<String> manifestHolders, List<List<String>> blockHolders) {}
+
+    /**
+     * The {@link Placement} of one file through {@code node} (a client of the ring is enough).
+     *
+     * @throws java.io.FileNotFoundException if no member holds a live manifest of the file
+     */
+    public static Placement placement(RingNode node, String sr3Path) throws IOException {
+        ManifestStore.Versions versions = new ManifestStore(node).readEvery(NamespaceKeys.manifestKey(key(sr3Path)),
+                "manifest of " + sr3Path);
+        if (versions == null || versions.newest().isTombstone()) {
+            throw new java.io.FileNotFoundException("No live manifest of " + sr3Path + " on "
+                    + node.membership().members());
+        }
+        Manifest manifest = versions.newest();
+        List<List<String>> blocks = new ArrayList<>();
+        for (Manifest.BlockRef block : manifest.blocks()) {
+            blocks.add(block.holders().stream().map(Member::id).toList());
+        }
+        return new Placement(sr3Path, manifest.copiesOr(node.config().replicationFactor()),
+                versions.holders().stream().map(Member::id).toList(), blocks);
+    }
+
     @Nullable
     private static String check(byte[] data, int length, int crc32c) {
         if (data.length != length) {
