@@ -1,8 +1,8 @@
 package io.sr3.flink.cluster;
 
 import io.sr3.flink.Sr3Options;
-import io.sr3.flink.cluster.CheckpointFiles.FileCopies;
-import io.sr3.flink.cluster.CheckpointFiles.Victims;
+import io.sr3.flink.cluster.CheckpointPlacement.FileCopies;
+import io.sr3.flink.cluster.CheckpointPlacement.Victims;
 import io.sr3.flink.cluster.ClusterJobs.Pipeline;
 import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.fs.RingCensus;
@@ -203,7 +203,7 @@ class Sr3ProcessClusterCostAwareReplicationITCase extends ProcessClusterTestBase
                 return false;
             }
             censused = id;
-            CheckpointFiles checkpoint;
+            CheckpointPlacement checkpoint;
             long started = System.nanoTime();
             try {
                 checkpoint = census(id, latest.path("external_path").asText());
@@ -257,7 +257,7 @@ class Sr3ProcessClusterCostAwareReplicationITCase extends ProcessClusterTestBase
         }
 
         /** Reads the checkpoint's {@code _metadata}, then every file's manifest, in parallel: the census must beat the next checkpoint. */
-        private CheckpointFiles census(long id, String checkpointPath) throws IOException {
+        private CheckpointPlacement census(long id, String checkpointPath) throws IOException {
             String metadataPath = checkpointPath.replaceAll("/+$", "") + "/_metadata";
             CheckpointMetadata metadata;
             try (FSDataInputStream in = fs.open(new org.apache.flink.core.fs.Path(metadataPath))) {
@@ -293,14 +293,14 @@ class Sr3ProcessClusterCostAwareReplicationITCase extends ProcessClusterTestBase
             } catch (CompletionException e) {
                 throw e.getCause() instanceof UncheckedIOException io ? io.getCause() : new IOException(e.getCause());
             }
-            return new CheckpointFiles(id, checkpointPath, files);
+            return new CheckpointPlacement(id, checkpointPath, files);
         }
 
         /**
          * Whether a checkpoint after {@code checkpoint} has its directory: the JobManager creates it
          * when it triggers the checkpoint, so without one no checkpoint is pending.
          */
-        private boolean laterCheckpointTriggered(CheckpointFiles checkpoint) throws IOException {
+        private boolean laterCheckpointTriggered(CheckpointPlacement checkpoint) throws IOException {
             org.apache.flink.core.fs.Path jobDir = new org.apache.flink.core.fs.Path(checkpoint.path()).getParent();
             for (FileStatus child : fs.listStatus(jobDir)) {
                 String name = child.getPath().getName();

@@ -1,7 +1,7 @@
 package io.sr3.flink.cluster;
 
-import io.sr3.flink.cluster.CheckpointFiles.FileCopies;
-import io.sr3.flink.cluster.CheckpointFiles.Victims;
+import io.sr3.flink.cluster.CheckpointPlacement.FileCopies;
+import io.sr3.flink.cluster.CheckpointPlacement.Victims;
 import org.junit.jupiter.api.Test;
 
 import java.util.List;
@@ -10,7 +10,7 @@ import java.util.Set;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Which pair of members a checkpoint can lose without losing anything but the protected vertex's copies. */
-class CheckpointFilesTest {
+class CheckpointPlacementTest {
 
     private static FileCopies file(String vertex, Set<String> manifest, Set<String> block) {
         return new FileCopies("sr3:///c/chk-1/" + vertex, vertex, block.size(), manifest, List.of(block));
@@ -18,7 +18,7 @@ class CheckpointFilesTest {
 
     @Test
     void picksTheFirstPairOfABlocksHoldersThatHoldsNoOtherFileEntirely() {
-        CheckpointFiles checkpoint = new CheckpointFiles(1, "sr3:///c/chk-1", List.of(
+        CheckpointPlacement checkpoint = new CheckpointPlacement(1, "sr3:///c/chk-1", List.of(
                 file("costly", Set.of("a", "b", "c"), Set.of("a", "b", "c")),
                 file("cheap", Set.of("c", "d"), Set.of("a", "b")), // {a, b} holds its block
                 file("_metadata", Set.of("a", "c"), Set.of("b", "d")))); // {a, c} holds its manifest
@@ -30,7 +30,7 @@ class CheckpointFilesTest {
 
     @Test
     void noPairWhenEveryPairOfTheHoldersHoldsSomeOtherFile() {
-        CheckpointFiles checkpoint = new CheckpointFiles(1, "sr3:///c/chk-1", List.of(
+        CheckpointPlacement checkpoint = new CheckpointPlacement(1, "sr3:///c/chk-1", List.of(
                 file("costly", Set.of("a", "b"), Set.of("a", "b", "c")),
                 file("cheap", Set.of("a", "b"), Set.of("c", "d")),
                 file("source", Set.of("a", "d"), Set.of("a", "c")),
@@ -40,7 +40,7 @@ class CheckpointFilesTest {
 
     @Test
     void withTwoCopiesThePairIsTheBlocksOwnHolders() {
-        CheckpointFiles checkpoint = new CheckpointFiles(1, "sr3:///c/chk-1", List.of(
+        CheckpointPlacement checkpoint = new CheckpointPlacement(1, "sr3:///c/chk-1", List.of(
                 file("costly", Set.of("c", "d"), Set.of("a", "b")),
                 file("cheap", Set.of("c", "d"), Set.of("a", "c"))));
         assertThat(checkpoint.pairHoldingOnly("costly").members()).isEqualTo(Set.of("a", "b"));

@@ -20,9 +20,9 @@ import java.util.TreeSet;
  * @param path the checkpoint's directory, as the REST API's {@code external_path} gives it
  * @param files every file, tagged by the job vertex whose state it holds
  */
-record CheckpointFiles(long id, String path, List<FileCopies> files) {
+record CheckpointPlacement(long id, String path, List<FileCopies> files) {
 
-    CheckpointFiles {
+    CheckpointPlacement {
         files = List.copyOf(files);
     }
 
@@ -63,7 +63,7 @@ record CheckpointFiles(long id, String path, List<FileCopies> files) {
     }
 
     /** A pair of members to kill, the block of {@code file} they hold copies of, and the checkpoint it was chosen in. */
-    record Victims(CheckpointFiles checkpoint, FileCopies file, String block, Set<String> members) {}
+    record Victims(CheckpointPlacement checkpoint, FileCopies file, String block, Set<String> members) {}
 
     /**
      * One file.
