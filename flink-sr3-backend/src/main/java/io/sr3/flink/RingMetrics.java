@@ -4,7 +4,7 @@ import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.restore.RestoreReport;
 import io.sr3.flink.restore.RestoreStats;
-import io.sr3.flink.restore.Structure;
+import io.sr3.flink.node.Structure;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 

@@ -17,8 +17,8 @@ import io.sr3.flink.restore.NetworkProbe;
 import io.sr3.flink.restore.NetworkView;
 import io.sr3.flink.restore.RestoreExecutor;
 import io.sr3.flink.restore.RestoreReport;
-import io.sr3.flink.restore.RestoreSettings;
-import io.sr3.flink.restore.Structure;
+import io.sr3.flink.node.RestoreSettings;
+import io.sr3.flink.node.Structure;
 
 import javax.annotation.Nullable;
 

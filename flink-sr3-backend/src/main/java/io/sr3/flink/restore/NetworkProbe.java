@@ -1,5 +1,6 @@
 package io.sr3.flink.restore;
 
+import io.sr3.flink.node.RestoreSettings;
 import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.ring.Member;

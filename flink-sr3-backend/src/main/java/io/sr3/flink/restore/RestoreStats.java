@@ -1,5 +1,6 @@
 package io.sr3.flink.restore;
 
+import io.sr3.flink.node.Structure;
 import io.sr3.flink.node.RingNode;
 
 import javax.annotation.Nullable;

@@ -1,5 +1,7 @@
 package io.sr3.flink.restore;
 
+import io.sr3.flink.node.RestoreSettings;
+import io.sr3.flink.node.Structure;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.TestingRing;
 import io.sr3.flink.ring.Member;

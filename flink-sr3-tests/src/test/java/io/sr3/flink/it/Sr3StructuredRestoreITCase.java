@@ -7,7 +7,7 @@ import io.sr3.flink.node.RingNode;
 import io.sr3.flink.restore.RestoreReport;
 import io.sr3.flink.restore.RestoreStats;
 import io.sr3.flink.restore.RestoreStrategy;
-import io.sr3.flink.restore.Structure;
+import io.sr3.flink.node.Structure;
 import io.sr3.flink.testjob.RunRegistry;
 import io.sr3.flink.testjob.TestJobSpec;
 import io.sr3.flink.testjob.TestJobSpec.FailureMode;
