@@ -25,7 +25,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /** Serves peers' requests against this node's store and membership, on the node's request threads. */
 final class NodeRequestHandler implements RequestHandler {
@@ -97,7 +96,7 @@ final class NodeRequestHandler implements RequestHandler {
             if (failure == null) {
                 return Frame.ofBlock(MessageType.DATA, 0, data, relay.crc32c()); // verified against it on the way
             }
-            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            Throwable cause = PeerClient.unwrap(failure);
             if (cause instanceof RelayException e) {
                 if (e.code() == ErrorCode.CORRUPT) {
                     LOG.warn("[{}] not forwarding a block to {}: {}", node.self().id(), remote, e.getMessage());
