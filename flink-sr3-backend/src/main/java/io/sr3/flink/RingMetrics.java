@@ -3,7 +3,8 @@ package io.sr3.flink;
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.restore.RestoreReport;
-import io.sr3.flink.restore.Structure;
+import io.sr3.flink.restore.RestoreStats;
+import io.sr3.flink.node.Structure;
 import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.MetricGroup;
 
@@ -74,21 +75,21 @@ final class RingMetrics {
     /** The restores of this process: how many per structure, the latest one, and how well they were predicted. */
     private static void registerRestore(MetricGroup group) {
         for (Structure structure : Structure.values()) {
-            gauge(group, structure.name().toLowerCase(Locale.ROOT), node -> node.restoreStats().restores(structure));
+            gauge(group, structure.name().toLowerCase(Locale.ROOT), node -> RestoreStats.of(node).restores(structure));
         }
-        gauge(group, "refetchedBlocks", node -> node.restoreStats().refetchedBlocks());
-        gauge(group, "replans", node -> node.restoreStats().replans());
+        gauge(group, "refetchedBlocks", node -> RestoreStats.of(node).refetchedBlocks());
+        gauge(group, "replans", node -> RestoreStats.of(node).replans());
         gauge(group, "lastBytes", node -> last(node, r -> r.bytes()));
         gauge(group, "lastPredictedMillis", node -> last(node, r -> Math.round(r.predicted() * 1000)));
         gauge(group, "lastActualMillis", node -> last(node, r -> Math.round(r.actualSeconds() * 1000)));
         gauge(group, "medianPredictionErrorPercent", node -> {
-            double error = node.restoreStats().medianPredictionError();
+            double error = RestoreStats.of(node).medianPredictionError();
             return Double.isNaN(error) ? -1 : Math.round(error * 100);
         });
     }
 
     private static long last(RingNode node, ToLongFunction<RestoreReport> value) {
-        RestoreReport report = node.restoreStats().last();
+        RestoreReport report = RestoreStats.of(node).last();
         return report == null ? -1 : value.applyAsLong(report);
     }
 

@@ -5,7 +5,7 @@ import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.ProcessRole;
 import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingRole;
-import io.sr3.flink.restore.RestoreSettings;
+import io.sr3.flink.node.RestoreSettings;
 import io.sr3.flink.restore.RestoreStrategy;
 import org.apache.flink.configuration.ClusterOptions;
 import org.apache.flink.configuration.ConfigOption;

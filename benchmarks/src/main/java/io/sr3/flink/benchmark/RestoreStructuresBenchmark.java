@@ -14,10 +14,11 @@ import io.sr3.flink.node.RingNode;
 import io.sr3.flink.restore.BlockFetch;
 import io.sr3.flink.restore.Link;
 import io.sr3.flink.restore.NetworkProbe;
+import io.sr3.flink.restore.NetworkView;
 import io.sr3.flink.restore.RestoreExecutor;
 import io.sr3.flink.restore.RestoreReport;
-import io.sr3.flink.restore.RestoreSettings;
-import io.sr3.flink.restore.Structure;
+import io.sr3.flink.node.RestoreSettings;
+import io.sr3.flink.node.Structure;
 
 import javax.annotation.Nullable;
 
@@ -146,11 +147,11 @@ public final class RestoreStructuresBenchmark {
     private static RestoreRun restore(ShapedRing ring, NetworkProbe.Measurement probe, List<BlockFetch> blocks,
             @Nullable Structure requested, int repetition, String description) throws Exception {
         try (RingNode recovering = ring.startRecovering()) {
-            probe.applyTo(recovering.networkView());
+            probe.applyTo(NetworkView.of(recovering));
             ExactlyOnceSink sink = new ExactlyOnceSink(blocks);
             RestoreReport report = new RestoreExecutor(recovering, SETTINGS.withForced(requested)).restore(description, blocks, sink);
             sink.checkComplete();
-            double learned = Stats.of(recovering.networkView().model().toRecovering().values().stream()
+            double learned = Stats.of(NetworkView.of(recovering).model().toRecovering().values().stream()
                     .map(Link::bytesPerSecond).toList()).median();
             say("    rep %d %-4s -> %-4s predicted %6.2f s, actual %6.2f s (%4.0f MB/s), error %3.0f%%", repetition,
                     RestoreRun.label(requested), RestoreRun.label(report.structure()), report.predicted(), report.actualSeconds(),

@@ -1,5 +1,7 @@
 package io.sr3.flink.fs;
 
+import io.sr3.flink.node.RingNode;
+
 import javax.annotation.Nullable;
 import javax.annotation.concurrent.ThreadSafe;
 
@@ -26,6 +28,11 @@ final class PrefetchedBlocks {
     private final AtomicLong bytes = new AtomicLong();
     private final LongSupplier nanoClock;
     private volatile long nextSweepNanos = Long.MIN_VALUE;
+
+    /** The blocks prefetched through {@code node}: one set per node, so per process in a TaskManager. */
+    static PrefetchedBlocks of(RingNode node) {
+        return node.attachment(PrefetchedBlocks.class, n -> new PrefetchedBlocks(System::nanoTime));
+    }
 
     PrefetchedBlocks(LongSupplier nanoClock) {
         this.nanoClock = nanoClock;

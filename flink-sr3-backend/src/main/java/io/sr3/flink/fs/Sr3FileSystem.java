@@ -1,6 +1,5 @@
 package io.sr3.flink.fs;
 
-import io.sr3.flink.node.BlockScrubber;
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.ring.Member;
@@ -42,9 +41,6 @@ import java.util.concurrent.ConcurrentHashMap;
 public final class Sr3FileSystem extends VersionedFileSystem {
 
     private static final Logger LOG = LoggerFactory.getLogger(Sr3FileSystem.class);
-
-    /** Blocks prefetched by restore plans in this process, read once by {@link Sr3InputStream}. */
-    private static final PrefetchedBlocks PREFETCHED = new PrefetchedBlocks(System::nanoTime);
 
     private final URI uri;
     private final String namespace;
@@ -146,7 +142,7 @@ public final class Sr3FileSystem extends VersionedFileSystem {
         if (manifest.directory()) {
             throw new IOException("Cannot open " + display(key) + ": it is a directory");
         }
-        return new Sr3InputStream(node.storage(), manifest, display(key), PREFETCHED);
+        return new Sr3InputStream(node.storage(), manifest, display(key), PrefetchedBlocks.of(node));
     }
 
     /** Sources on the ring, destinations on the local disk (a bare file name counts as local). */
@@ -194,19 +190,20 @@ public final class Sr3FileSystem extends VersionedFileSystem {
             total += source.manifest().length();
         }
         long limit = node.config().restore().prefetchMaxBytes();
-        if (total + PREFETCHED.bytes() > limit) {
+        PrefetchedBlocks prefetched = PrefetchedBlocks.of(node);
+        if (total + prefetched.bytes() > limit) {
             LOG.info("sr3 restore of {}: {} bytes in {} file(s) exceed sr3.restore.prefetch-max-size ({} bytes with {} "
                     + "already prefetched); Flink reads them block by block instead", description, total, paths.size(),
-                    limit, PREFETCHED.bytes());
+                    limit, prefetched.bytes());
             return false;
         }
-        FileRestore.toMemory(node, description, sources, PREFETCHED);
+        FileRestore.toMemory(node, description, sources, prefetched);
         return true;
     }
 
-    /** Bytes prefetched in this process and not read yet. */
-    static long prefetchedBytes() {
-        return PREFETCHED.bytes();
+    /** Bytes prefetched through this process's node and not read yet. */
+    static long prefetchedBytes() throws IOException {
+        return PrefetchedBlocks.of(node()).bytes();
     }
 
     private FileRestore.Source source(RingNode node, Path path) throws IOException {
@@ -360,33 +357,9 @@ public final class Sr3FileSystem extends VersionedFileSystem {
 
     // ------------------------------------------------------------------ helpers
 
-    /**
-     * This process's ring node, with replica repair, the orphan sweep and the block scrubber
-     * running on it if it stores replicas.
-     */
+    /** This process's ring node (see {@link LocalRing}), started on first use. */
     static RingNode node() throws IOException {
-        RingNode node = LocalRing.current();
-        if (!node.isClient()) {
-            node.scheduleMaintenance(ReplicaRepairer.TASK_NAME, () -> {
-                ReplicaRepairer repairer = new ReplicaRepairer(node);
-                node.registerStat("auditUnderReplicatedBlocks", () -> repairer.audit()[0]);
-                node.registerStat("auditBlocksInOneZone", () -> repairer.audit()[1]);
-                node.reportRepairPendingFrom(repairer::pending);
-                node.registerStat("corruptBlocksFound", node.metrics().corruptBlocksFound::get);
-                node.registerStat("blocksScrubbed", node.metrics().blocksScrubbed::get);
-                node.registerStat("bytesScrubbed", node.metrics().bytesScrubbed::get);
-                node.registerStat("missingReplicasFound", node.metrics().missingReplicasFound::get);
-                node.registerStat("lostBlocks", node.metrics().lostBlocks::get);
-                return repairer;
-            }, node.config().repairInterval());
-            node.scheduleMaintenance(OrphanSweeper.TASK_NAME,
-                    () -> new OrphanSweeper(node, System::currentTimeMillis, System::nanoTime),
-                    node.config().orphanGracePeriod());
-            if (node.config().durability().scrubBandwidth() > 0) {
-                node.scheduleMaintenance(BlockScrubber.TASK_NAME, () -> new BlockScrubber(node), BlockScrubber.TICK);
-            }
-        }
-        return node;
+        return LocalRing.current();
     }
 
     /**

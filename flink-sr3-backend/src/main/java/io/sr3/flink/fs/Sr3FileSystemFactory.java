@@ -1,6 +1,7 @@
 package io.sr3.flink.fs;
 
 import io.sr3.flink.Sr3Options;
+import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingRole;
 import org.apache.flink.configuration.Configuration;
@@ -37,7 +38,7 @@ public final class Sr3FileSystemFactory implements FileSystemFactory {
         if (Sr3Options.hasSr3Keys(config) && nodeConfig.role() == RingRole.STORAGE && !nodeConfig.seeds().isEmpty()) {
             Thread starter = new Thread(() -> {
                 try {
-                    Sr3FileSystem.node();
+                    LocalRing.current();
                 } catch (IOException | RuntimeException e) {
                     LoggerFactory.getLogger(Sr3FileSystemFactory.class)
                             .warn("Could not start the sr3 ring node of this process; it will start on first use", e);

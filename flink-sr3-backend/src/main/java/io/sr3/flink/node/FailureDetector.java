@@ -16,6 +16,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
@@ -96,6 +98,11 @@ final class FailureDetector {
         }
     }
 
+    /** Runs a round every {@code interval} on {@code thread}, until the thread stops. */
+    void scheduleRounds(ScheduledExecutorService thread, Duration interval) {
+        thread.scheduleWithFixedDelay(this::runRound, interval.toMillis(), interval.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
     /** Pings every candidate address once; the future completes when all answered or timed out. */
     CompletableFuture<Void> runRound() {
         Map<String, InetSocketAddress> targets = new LinkedHashMap<>();
@@ -130,9 +137,8 @@ final class FailureDetector {
     }
 
     private CompletableFuture<Void> probe(String address, InetSocketAddress socket, Duration deadline) {
-        long sent = System.nanoTime();
-        return node.ping(socket, deadline).handle((members, error) -> {
-            long answered = System.nanoTime();
+        long sent = nanoClock.getAsLong();
+        return node.peers().ping(socket, deadline).handle((members, error) -> {
             long now = nanoClock.getAsLong();
             if (error == null && !members.isEmpty() && !members.get(0).id().equals(address)) {
                 onForeignAnswer(address, members.get(0), now);
@@ -140,7 +146,7 @@ final class FailureDetector {
                 Member responder = members.get(0);
                 lastAnswerNanos.put(responder.nodeId(), now);
                 // Every ping is a round trip the restore planner learns from, without a probe of its own.
-                node.networkView().toThisNode().recordRoundTrip(responder.id(), Duration.ofNanos(answered - sent));
+                node.recordRoundTrip(responder.id(), Duration.ofNanos(now - sent));
                 hearsay.remove(responder.nodeId());
                 node.membership().add(responder);
                 for (Member other : node.membership().at(address)) {

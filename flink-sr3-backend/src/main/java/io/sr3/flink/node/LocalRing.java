@@ -12,7 +12,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The ring nodes of this JVM: the one documented piece of static mutable state.
+ * The ring nodes of this JVM: the one per-process registry, and the only static mutable state
+ * of a TaskManager. (The JobManager side keeps its running per-job drivers in two of its own,
+ * {@code CheckpointPacers} and {@code ReplicationPlanners}.) State a layer above keeps per node,
+ * such as prefetched blocks or the restore layer's network view, hangs off the node itself
+ * ({@link RingNode#attachment}), never off a static.
  *
  * <p>Flink creates the {@code sr3://} FileSystem, the state backend and the checkpoint storage
  * separately and gives them no shared context, so they meet here. In a TaskManager process this

@@ -1,6 +1,5 @@
 package io.sr3.flink.node;
 
-import io.sr3.flink.restore.RestoreSettings;
 import io.sr3.flink.transport.TransportLimits;
 import io.sr3.flink.transport.TransportSecurity;
 

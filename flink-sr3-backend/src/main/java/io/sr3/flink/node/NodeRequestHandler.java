@@ -12,20 +12,21 @@ import io.sr3.flink.transport.MessageType;
 import io.sr3.flink.transport.Payloads;
 import io.sr3.flink.transport.RelayRequest;
 import io.sr3.flink.transport.RequestHandler;
+import io.sr3.flink.transport.TransportServer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.net.InetAddress;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
-/** Serves peers' requests against this node's store and membership. Runs on the I/O pool. */
+/** Serves peers' requests against this node's store and membership, on the node's request threads. */
 final class NodeRequestHandler implements RequestHandler {
 
     private static final Logger LOG = LoggerFactory.getLogger(NodeRequestHandler.class);
@@ -38,6 +39,30 @@ final class NodeRequestHandler implements RequestHandler {
     NodeRequestHandler(RingNode node, FailureDetector detector) {
         this.node = node;
         this.detector = detector;
+    }
+
+    /** Serves requests on {@code config}'s host and first free port, on the request threads. */
+    TransportServer listen(NodeConfig config, NodeThreads threads) throws IOException {
+        requireAuthenticationAcrossMachines(config);
+        return TransportServer.start(threads.network, config.host(), config.ports().iterator(), config.security(),
+                config.limits(), config.maxFrameSize(), this, threads.requests);
+    }
+
+    /**
+     * Refuses an unauthenticated node that other machines can reach, unless the user asked for one
+     * ({@code sr3.transport.authentication: none}).
+     */
+    private static void requireAuthenticationAcrossMachines(NodeConfig config) throws IOException {
+        if (config.security().authenticates() || config.security().unauthenticatedAllowed()) {
+            return;
+        }
+        InetAddress address = InetAddress.getByName(config.host());
+        if (!address.isLoopbackAddress()) {
+            throw new IOException("The sr3 ring node would listen on " + config.host() + ", reachable from other "
+                    + "machines, without authentication: enable TLS (security.ssl.internal.enabled with its keystore "
+                    + "and truststore, which the ring follows) or set sr3.transport.secret on every node; to run an "
+                    + "unauthenticated ring anyway, set sr3.transport.authentication: none");
+        }
     }
 
     /**
@@ -71,7 +96,7 @@ final class NodeRequestHandler implements RequestHandler {
             if (failure == null) {
                 return Frame.ofBlock(MessageType.DATA, 0, data, relay.crc32c()); // verified against it on the way
             }
-            Throwable cause = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+            Throwable cause = PeerClient.unwrap(failure);
             if (cause instanceof RelayException e) {
                 if (e.code() == ErrorCode.CORRUPT) {
                     LOG.warn("[{}] not forwarding a block to {}: {}", node.self().id(), remote, e.getMessage());

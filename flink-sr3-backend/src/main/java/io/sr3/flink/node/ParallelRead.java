@@ -12,7 +12,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * The copies of one key on many nodes, asked at once, for {@link RingStorage#readCopies}:
@@ -54,7 +53,7 @@ final class ParallelRead {
         if (error == null) {
             copies.add(new RingStorage.Copy(member, data));
         } else {
-            Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+            Throwable cause = PeerClient.unwrap(error);
             if (cause instanceof IOException io && RingStorage.isNotFound(io)) {
                 notFound++;
             } else {

@@ -15,7 +15,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 
 /**
  * One write of one blob for {@link RingStorage#write}: in parallel to the first {@code wanted}
@@ -79,7 +78,7 @@ final class ReplicatedWrite {
                 acknowledged.add(target);
                 node.metrics().bytesWritten.addAndGet(data.length);
             } else {
-                Throwable cause = error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+                Throwable cause = PeerClient.unwrap(error);
                 failures.put(target.id(), String.valueOf(cause.getMessage()));
                 retry = spares.poll();
             }

@@ -1,5 +1,6 @@
 package io.sr3.flink.restore;
 
+import io.sr3.flink.node.RestoreSettings;
 import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.ring.Member;
@@ -195,7 +196,7 @@ public final class NetworkProbe {
                 tinyFetch.put(holder.id(), new RelayRequest(key + "-rtt", tiny.length, crc(tiny), List.of(holder.id())));
             }
             Measurement measurement = measure(bigFetch, tinyFetch, start);
-            measurement.applyTo(node.networkView());
+            measurement.applyTo(NetworkView.of(node));
             LOG.info("[{}] sr3 network probe: {}", node.self().id(), measurement.summary());
             return measurement;
         } finally {

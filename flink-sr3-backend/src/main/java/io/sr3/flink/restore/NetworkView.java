@@ -1,5 +1,7 @@
 package io.sr3.flink.restore;
 
+import io.sr3.flink.node.RingNode;
+
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.time.Duration;
@@ -23,6 +25,19 @@ public final class NetworkView {
     private final Map<String, Link> between = new ConcurrentHashMap<>();
     private final HolderLoad holderLoad = new HolderLoad();
     private volatile Inbound inbound = new Inbound(DEFAULT_LINK.bytesPerSecond(), 4, 0.0, Duration.ZERO);
+
+    /**
+     * The view of {@code node}, made on first use (at the node's start, by {@link
+     * RestoreNodeExtension}); from then on every ping a peer answers is a round trip it learns
+     * from, without a probe of its own.
+     */
+    public static NetworkView of(RingNode node) {
+        return node.attachment(NetworkView.class, n -> {
+            NetworkView view = new NetworkView();
+            n.onRoundTrip(view.toThisNode()::recordRoundTrip);
+            return view;
+        });
+    }
 
     /** Links from each peer to this node, learned from transfers. */
     public LinkEstimator toThisNode() {

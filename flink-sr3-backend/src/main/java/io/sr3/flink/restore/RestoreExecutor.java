@@ -1,5 +1,6 @@
 package io.sr3.flink.restore;
 
+import io.sr3.flink.node.RestoreSettings;
 import io.sr3.flink.node.RelayException;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.ring.Member;
@@ -54,11 +55,13 @@ public final class RestoreExecutor {
     private static final Duration PROBE_DEADLINE = Duration.ofSeconds(1);
 
     private final RingNode node;
+    private final NetworkView network;
     private final RestoreSettings settings;
     private final RestorePlanner planner;
 
     public RestoreExecutor(RingNode node, RestoreSettings settings) {
         this.node = node;
+        this.network = NetworkView.of(node);
         this.settings = settings;
         this.planner = new RestorePlanner(settings.treeFanIn());
     }
@@ -151,7 +154,7 @@ public final class RestoreExecutor {
                     firstPlan.assignment().size(), firstPlan.structure(), settings.forced(), firstPlan.predictedSeconds(),
                     actual, refetched, replans, firstPlan.note(), linkSources());
             LOG.info("[{}] {}", node.self().id(), report.logLine());
-            node.restoreStats().record(report);
+            RestoreStats.of(node).record(report);
             RestoreRates.publish(node, report);
             return report;
         }
@@ -202,8 +205,8 @@ public final class RestoreExecutor {
                 sources.add(new BlockSource(Integer.toString(i), block.length(), holders));
             }
             releaseLoad();
-            HolderLoad load = node.networkView().holderLoad();
-            currentPlan = planner.plan(sources, node.networkView().model(), settings.forced(), load.snapshot());
+            HolderLoad load = network.holderLoad();
+            currentPlan = planner.plan(sources, network.model(), settings.forced(), load.snapshot());
             currentPlan.assignment().forEach((holder, assigned) -> {
                 for (BlockSource source : assigned) {
                     holderOf.put(Integer.parseInt(source.key()), holder);
@@ -307,7 +310,7 @@ public final class RestoreExecutor {
             }
             String holder = holderOf.remove(index);
             if (holder != null) {
-                node.networkView().holderLoad().remove(holder, blocks.get(index).length());
+                network.holderLoad().remove(holder, blocks.get(index).length());
             }
             sink.accept(index, data);
             done[index] = true;
@@ -317,7 +320,7 @@ public final class RestoreExecutor {
 
         /** Takes this restore's outstanding blocks off the holders' load (before a re-plan, and at the end). */
         private void releaseLoad() {
-            HolderLoad load = node.networkView().holderLoad();
+            HolderLoad load = network.holderLoad();
             holderOf.forEach((index, holder) -> load.remove(holder, blocks.get(index).length()));
             holderOf.clear();
         }
@@ -331,7 +334,7 @@ public final class RestoreExecutor {
         private Map<String, String> linkSources() {
             Map<String, String> sources = new HashMap<>();
             for (String holder : firstPlan.assignment().keySet()) {
-                sources.put(holder, node.networkView().toThisNode().source(holder));
+                sources.put(holder, network.toThisNode().source(holder));
             }
             return sources;
         }
@@ -340,7 +343,7 @@ public final class RestoreExecutor {
             if (receivedByFirstHop.size() != 1) {
                 return;
             }
-            receivedByFirstHop.forEach((hop, received) -> node.networkView().toThisNode()
+            receivedByFirstHop.forEach((hop, received) -> network.toThisNode()
                     .recordTransfer(hop, received[0], Duration.ofNanos(received[1] - startNanos)));
         }
     }

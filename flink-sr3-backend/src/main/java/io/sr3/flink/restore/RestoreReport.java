@@ -1,5 +1,7 @@
 package io.sr3.flink.restore;
 
+import io.sr3.flink.node.Structure;
+
 import javax.annotation.Nullable;
 
 import java.util.Locale;

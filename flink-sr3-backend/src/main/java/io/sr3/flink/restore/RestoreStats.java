@@ -1,5 +1,8 @@
 package io.sr3.flink.restore;
 
+import io.sr3.flink.node.Structure;
+import io.sr3.flink.node.RingNode;
+
 import javax.annotation.Nullable;
 import javax.annotation.concurrent.ThreadSafe;
 
@@ -25,6 +28,11 @@ public final class RestoreStats {
     private final AtomicLong replans = new AtomicLong();
     private final Deque<Double> errors = new ArrayDeque<>();
     private volatile RestoreReport last;
+
+    /** The restores {@code node} has run. */
+    public static RestoreStats of(RingNode node) {
+        return node.attachment(RestoreStats.class, n -> new RestoreStats());
+    }
 
     public RestoreStats() {
         for (Structure s : Structure.values()) {

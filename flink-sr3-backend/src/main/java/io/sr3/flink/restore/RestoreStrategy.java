@@ -1,5 +1,7 @@
 package io.sr3.flink.restore;
 
+import io.sr3.flink.node.Structure;
+
 import javax.annotation.Nullable;
 
 /** The values of {@code sr3.restore.strategy}: let the planner choose, or force one structure. */

@@ -2,6 +2,7 @@ package io.sr3.flink.fs;
 
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.TestingRing;
+import io.sr3.flink.restore.RestoreStats;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileSystem;
@@ -95,9 +96,9 @@ class Sr3FileSystemRestoreTest {
                     .as("file %d", i).isEqualTo(contents.get(i));
         }
         RingNode recovering = current();
-        assertThat(recovering.restoreStats().last()).isNotNull();
-        assertThat(recovering.restoreStats().last().description()).contains("4 file(s)", "job_x_op_Op_1_1_uuid_y");
-        assertThat(recovering.restoreStats().last().blocks()).isEqualTo(1 + 1 + 6);
+        assertThat(RestoreStats.of(recovering).last()).isNotNull();
+        assertThat(RestoreStats.of(recovering).last().description()).contains("4 file(s)", "job_x_op_Op_1_1_uuid_y");
+        assertThat(RestoreStats.of(recovering).last().blocks()).isEqualTo(1 + 1 + 6);
     }
 
     @Test
@@ -114,7 +115,7 @@ class Sr3FileSystemRestoreTest {
         long total = contents.stream().mapToLong(c -> c.length).sum();
         assertThat(fs.prefetch(files, "Op_(1/1)")).isTrue();
         assertThat(Sr3FileSystem.prefetchedBytes()).isEqualTo(total);
-        assertThat(current().restoreStats().last().description()).isEqualTo("Op_(1/1)");
+        assertThat(RestoreStats.of(current()).last().description()).isEqualTo("Op_(1/1)");
 
         for (int i = 0; i < files.size(); i++) {
             assertThat(read(files.get(i))).as("file %d", i).isEqualTo(contents.get(i));
@@ -131,7 +132,7 @@ class Sr3FileSystemRestoreTest {
         writeFilesThenLoseTheirWriter(limited);
 
         assertThat(fs.prefetch(files, "Op_(1/1)")).isFalse();
-        assertThat(current().restoreStats().last()).isNull();
+        assertThat(RestoreStats.of(current()).last()).isNull();
         assertThat(read(files.get(3))).isEqualTo(contents.get(3));
     }
 

@@ -89,7 +89,7 @@ class NetworkProbeTest {
         assertThat(m.hopStartup()).isPositive();
 
         // Written into the view the planner reads, and the probe blocks are gone again.
-        NetworkModel model = recovering.networkView().model();
+        NetworkModel model = NetworkView.of(recovering).model();
         assertThat(model.toRecovering(holders.get(2).id()).bytesPerSecond())
                 .isCloseTo(m.toThisNode().get(holders.get(2).id()).bytesPerSecond(), within(1.0));
         assertThat(model.incastThreshold()).isEqualTo(THRESHOLD);

@@ -1,5 +1,7 @@
 package io.sr3.flink.restore;
 
+import io.sr3.flink.node.RestoreSettings;
+import io.sr3.flink.node.Structure;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.TestingRing;
 import io.sr3.flink.ring.Member;
@@ -73,8 +75,8 @@ class RestoreExecutorTest {
         assertThat(report.bytes()).isEqualTo(contents.stream().mapToLong(b -> b.length).sum());
         assertThat(report.refetchedBlocks()).isZero();
         assertThat(report.logLine()).contains("by " + structure.name().toLowerCase(), "forced");
-        assertThat(recovering.restoreStats().restores(structure)).isEqualTo(1);
-        assertThat(recovering.networkView().holderLoad().snapshot()).as("nothing left pending on any holder").isEmpty();
+        assertThat(RestoreStats.of(recovering).restores(structure)).isEqualTo(1);
+        assertThat(NetworkView.of(recovering).holderLoad().snapshot()).as("nothing left pending on any holder").isEmpty();
         assertThat(recovering.metrics().bytesReadRemote.get()).as("restored bytes count as remote reads").isEqualTo(report.bytes());
     }
 
@@ -87,7 +89,7 @@ class RestoreExecutorTest {
         assertThat(report.requested()).isNull();
         assertThat(report.predictedSeconds()).containsKeys(Structure.STAR, Structure.LINE, Structure.TREE);
         assertThat(report.predictionError()).isNotNaN();
-        assertThat(recovering.restoreStats().medianPredictionError()).isEqualTo(report.predictionError());
+        assertThat(RestoreStats.of(recovering).medianPredictionError()).isEqualTo(report.predictionError());
         assertThat(report.logLine()).contains("(auto;");
     }
 
@@ -133,7 +135,7 @@ class RestoreExecutorTest {
         collected.assertExactly(contents);
         assertThat(victim.isRunning()).isFalse();
         assertThat(report.replans()).isGreaterThanOrEqualTo(1);
-        assertThat(recovering.restoreStats().replans()).isEqualTo(report.replans());
+        assertThat(RestoreStats.of(recovering).replans()).isEqualTo(report.replans());
     }
 
     @Test
@@ -212,7 +214,7 @@ class RestoreExecutorTest {
         assertThatThrownBy(() -> executor(Structure.STAR).restore("lost", List.of(lost), new Collected()))
                 .hasMessageContaining("block 7 of sr3:///lost-file")
                 .hasMessageContaining("b-never-written");
-        assertThat(recovering.networkView().holderLoad().snapshot()).as("a failed restore leaves no load behind").isEmpty();
+        assertThat(NetworkView.of(recovering).holderLoad().snapshot()).as("a failed restore leaves no load behind").isEmpty();
     }
 
     private RestoreExecutor executor(Structure structure) {

@@ -1,5 +1,7 @@
 package io.sr3.flink.restore;
 
+import io.sr3.flink.node.Structure;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;

@@ -7,7 +7,7 @@ import io.sr3.flink.node.RingNode;
 import io.sr3.flink.restore.RestoreReport;
 import io.sr3.flink.restore.RestoreStats;
 import io.sr3.flink.restore.RestoreStrategy;
-import io.sr3.flink.restore.Structure;
+import io.sr3.flink.node.Structure;
 import io.sr3.flink.testjob.RunRegistry;
 import io.sr3.flink.testjob.TestJobSpec;
 import io.sr3.flink.testjob.TestJobSpec.FailureMode;
@@ -65,7 +65,7 @@ class Sr3StructuredRestoreITCase extends Sr3ClusterTestBase {
         assertSucceeded(result, run);
         assertThat(run.restoredStarts()).as("instances restored from %s in %s", checkpoint, run).isPositive();
         assertExactResults(spec);
-        RestoreStats stats = recovering.restoreStats();
+        RestoreStats stats = RestoreStats.of(recovering);
         long planned = Stream.of(Structure.values()).mapToLong(stats::restores).sum();
         assertThat(planned).as("restores that went through a plan on %s", recovering).isPositive();
         RestoreReport last = stats.last();

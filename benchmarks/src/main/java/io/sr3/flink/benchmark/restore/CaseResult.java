@@ -3,7 +3,7 @@ package io.sr3.flink.benchmark.restore;
 import io.sr3.flink.harness.Stats;
 import io.sr3.flink.restore.Link;
 import io.sr3.flink.restore.NetworkProbe;
-import io.sr3.flink.restore.Structure;
+import io.sr3.flink.node.Structure;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

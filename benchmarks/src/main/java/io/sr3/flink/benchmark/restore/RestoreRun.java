@@ -1,7 +1,7 @@
 package io.sr3.flink.benchmark.restore;
 
 import io.sr3.flink.restore.RestoreReport;
-import io.sr3.flink.restore.Structure;
+import io.sr3.flink.node.Structure;
 
 import javax.annotation.Nullable;
 

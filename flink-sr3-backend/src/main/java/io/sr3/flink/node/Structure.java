@@ -1,6 +1,9 @@
-package io.sr3.flink.restore;
+package io.sr3.flink.node;
 
-/** How fragments travel from their holders to the recovering node (SR3's three structures). */
+/**
+ * How fragments travel from their holders to the recovering node (SR3's three structures): the
+ * shapes of relay routes ({@link RingNode#relay}) a restore plan chooses from.
+ */
 public enum Structure {
     /** Every holder sends straight to the recovering node, in parallel. */
     STAR,

@@ -1,9 +1,10 @@
-package io.sr3.flink.restore;
+package io.sr3.flink.node;
 
 import javax.annotation.Nullable;
 
 /**
- * How restores run on this node ({@code sr3.restore.*}).
+ * How restores run on this node ({@code sr3.restore.*}): part of {@link NodeConfig}, which
+ * carries every setting of this process's node, so it lives here and the restore layer reads it.
  *
  * @param forced the structure to use when it can run ({@code sr3.restore.strategy}), or null for
  *     the planner's choice ({@code auto})

@@ -1,0 +1,193 @@
+package io.sr3.flink.node;
+
+import io.sr3.flink.ring.Member;
+import io.sr3.flink.ring.MemberCodec;
+import io.sr3.flink.ring.Membership;
+import io.sr3.flink.store.BlockStore;
+import io.sr3.flink.transport.Crc32c;
+import io.sr3.flink.transport.ErrorCode;
+import io.sr3.flink.transport.Frame;
+import io.sr3.flink.transport.MessageType;
+import io.sr3.flink.transport.Payloads;
+import io.sr3.flink.transport.RelayRequest;
+import io.sr3.flink.transport.TransportClient;
+
+import javax.annotation.Nullable;
+import javax.annotation.concurrent.ThreadSafe;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.ExecutorService;
+import java.util.function.BooleanSupplier;
+
+/**
+ * The client side of a ring node: one request to one node at a time. A request addressed to this
+ * node itself skips the network and runs against its store on the I/O pool, so callers need not
+ * tell the two apart. Replication across nodes is {@link RingStorage}'s.
+ */
+@ThreadSafe
+final class PeerClient {
+
+    private final Member self;
+    private final boolean clientRole;
+    private final Duration requestTimeout;
+    private final BlockStore store;
+    private final Membership membership;
+    private final TransportClient transport;
+    private final ExecutorService io;
+    private final BooleanSupplier running;
+
+    PeerClient(Member self, NodeConfig config, BlockStore store, Membership membership, TransportClient transport,
+            ExecutorService io, BooleanSupplier running) {
+        this.self = self;
+        this.clientRole = config.role() == RingRole.CLIENT;
+        this.requestTimeout = config.requestTimeout();
+        this.store = store;
+        this.membership = membership;
+        this.transport = transport;
+        this.io = io;
+        this.running = running;
+    }
+
+    CompletableFuture<Void> put(Member target, String key, byte[] data) {
+        return put(target, key, data, Crc32c.of(data));
+    }
+
+    CompletableFuture<Void> put(Member target, String key, byte[] data, int crc32c) {
+        if (target.sameNode(self)) {
+            return local(() -> {
+                store.put(key, data, crc32c);
+                return null;
+            });
+        }
+        return transport.request(target.address(), Payloads.putBlock(key, data, crc32c), requestTimeout)
+                .thenApply(f -> null);
+    }
+
+    CompletableFuture<BlockStore.Swap> compareAndPut(Member target, String key, @Nullable byte[] expected,
+            @Nullable byte[] replacement) {
+        if (target.sameNode(self)) {
+            return local(() -> store.compareAndPut(key, expected, replacement));
+        }
+        return transport.request(target.address(), MessageType.COMPARE_AND_PUT,
+                        Payloads.compareAndPut(key, expected, replacement))
+                .thenApply(f -> new BlockStore.Swap(Payloads.swapped(f.payload()), Payloads.swapFound(f.payload())));
+    }
+
+    CompletableFuture<byte[]> get(Member target, String key) {
+        if (target.sameNode(self)) {
+            return local(() -> store.get(key));
+        }
+        return transport.request(target.address(), MessageType.GET_BLOCK, Payloads.utf8(key)).thenApply(Frame::payload);
+    }
+
+    CompletableFuture<byte[]> getVerified(Member target, String key, int length, int crc32c) {
+        if (target.sameNode(self)) {
+            return local(() -> store.get(key, length, crc32c));
+        }
+        return transport.request(target.address(), MessageType.GET_BLOCK, Payloads.utf8(key)).thenApply(answer -> {
+            String problem = RingStorage.check(answer, length, crc32c);
+            if (problem != null) {
+                throw new CompletionException(new IOException("block " + key + " from " + target.id()
+                        + " is not the expected content: " + problem));
+            }
+            return answer.block();
+        });
+    }
+
+    CompletableFuture<Void> delete(Member target, String key) {
+        if (target.sameNode(self)) {
+            return local(() -> {
+                store.delete(key);
+                return null;
+            });
+        }
+        return transport.request(target.address(), MessageType.DELETE_BLOCK, Payloads.utf8(key)).thenApply(f -> null);
+    }
+
+    CompletableFuture<List<String>> list(Member target, String prefix) {
+        if (target.sameNode(self)) {
+            return local(() -> store.keys(prefix));
+        }
+        return transport.request(target.address(), MessageType.LIST_KEYS, Payloads.utf8(prefix))
+                .thenApply(f -> Payloads.stringList(f.payload()));
+    }
+
+    /** See {@link RingNode#relay}. */
+    CompletableFuture<byte[]> relay(RelayRequest request) {
+        RelayException refused = NodeRequestHandler.refusedRoute(request, membership);
+        if (refused != null) {
+            return CompletableFuture.failedFuture(refused);
+        }
+        List<String> route = request.route();
+        if (!route.isEmpty() && route.get(0).equals(self.id())) {
+            return relay(request.next()); // a route through this node itself costs nothing
+        }
+        if (route.isEmpty()) {
+            // The store verifies the block and compares its checksum with the request's: no second pass here.
+            return local(() -> store.get(request.key(), request.length(), request.crc32c()))
+                    .exceptionally(error -> {
+                        throw new CompletionException(RelayException.from(unwrap(error), request.key(), self.id(), self.id()));
+                    });
+        }
+        Member hop = Member.fromId(route.get(0));
+        String source = hop.id();
+        Duration deadline = requestTimeout.multipliedBy(route.size());
+        return transport.request(hop.address(), MessageType.RELAY_BLOCK, request.next().encode(), deadline)
+                .handle((answer, error) -> {
+                    if (error != null) {
+                        throw new CompletionException(RelayException.from(unwrap(error), request.key(), source, self.id()));
+                    }
+                    String problem = RingStorage.check(answer, request.length(), request.crc32c());
+                    if (problem != null) {
+                        throw new CompletionException(new RelayException(ErrorCode.CORRUPT, "block " + request.key()
+                                + " from " + source + " failed verification at " + self.id() + ": " + problem));
+                    }
+                    return answer.block();
+                });
+    }
+
+    /** The cause of a {@link CompletionException}, or the error itself. */
+    static Throwable unwrap(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
+
+    CompletableFuture<Boolean> answers(Member peer, Duration deadline) {
+        if (peer.sameNode(self) || peer.id().equals(self.id())) {
+            return CompletableFuture.completedFuture(running.getAsBoolean());
+        }
+        return ping(peer.address(), deadline).handle((members, error) -> error == null);
+    }
+
+    /** Probes a peer; the answer is its live member list, itself first. A client sends no record: it is never a member. */
+    CompletableFuture<List<Member>> ping(InetSocketAddress peer, Duration deadline) {
+        byte[] sender = clientRole ? new byte[0] : MemberCodec.encode(self);
+        return transport.request(peer, MessageType.PING, sender, deadline)
+                .thenApply(f -> MemberCodec.decodeList(f.payload()));
+    }
+
+    private <T> CompletableFuture<T> local(LocalOperation<T> operation) {
+        CompletableFuture<T> result = new CompletableFuture<>();
+        try {
+            io.execute(() -> {
+                try {
+                    result.complete(operation.run());
+                } catch (Throwable t) {
+                    result.completeExceptionally(t);
+                }
+            });
+        } catch (RuntimeException e) {
+            result.completeExceptionally(new IOException("sr3 ring node " + self + " is stopped", e));
+        }
+        return result;
+    }
+
+    @FunctionalInterface
+    private interface LocalOperation<T> {
+        T run() throws Exception;
+    }
+}
