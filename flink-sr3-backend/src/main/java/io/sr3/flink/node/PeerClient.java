@@ -19,10 +19,16 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
+import java.util.function.LongSupplier;
+import java.util.function.Supplier;
 
 /**
  * The client side of a ring node: one request to one node at a time. A request addressed to this
@@ -40,9 +46,17 @@ final class PeerClient {
     private final TransportClient transport;
     private final ExecutorService io;
     private final BooleanSupplier running;
+    private final LongSupplier nanoClock;
+    private final Consumer<Transfer> transfers;
+    /** Block transfers in flight per peer id. */
+    private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
 
+    /**
+     * @param transfers told of every block read from or written to another node, for the
+     *     estimates of the links to peers (see {@link RingNode#onTransfer})
+     */
     PeerClient(Member self, NodeConfig config, BlockStore store, Membership membership, TransportClient transport,
-            ExecutorService io, BooleanSupplier running) {
+            ExecutorService io, BooleanSupplier running, LongSupplier nanoClock, Consumer<Transfer> transfers) {
         this.self = self;
         this.clientRole = config.role() == RingRole.CLIENT;
         this.requestTimeout = config.requestTimeout();
@@ -51,6 +65,28 @@ final class PeerClient {
         this.transport = transport;
         this.io = io;
         this.running = running;
+        this.nanoClock = nanoClock;
+        this.transfers = transfers;
+    }
+
+    /** Runs {@code request}, a transfer of {@code bytes} with {@code peer}, and reports it once answered. */
+    private <T> CompletableFuture<T> timed(Member peer, long bytes, Supplier<CompletableFuture<T>> request) {
+        AtomicInteger count = inFlight.computeIfAbsent(peer.id(), id -> new AtomicInteger());
+        int concurrent = count.incrementAndGet();
+        long start = nanoClock.getAsLong();
+        CompletableFuture<T> answer = request.get();
+        answer.whenComplete((result, error) -> {
+            count.decrementAndGet();
+            if (error == null) {
+                transfers.accept(new Transfer(peer.id(), bytes < 0 ? sizeOf(result) : bytes,
+                        Duration.ofNanos(nanoClock.getAsLong() - start), concurrent));
+            }
+        });
+        return answer;
+    }
+
+    private static long sizeOf(Object result) {
+        return result instanceof byte[] bytes ? bytes.length : 0;
     }
 
     CompletableFuture<Void> put(Member target, String key, byte[] data) {
@@ -64,8 +100,9 @@ final class PeerClient {
                 return null;
             });
         }
-        return transport.request(target.address(), Payloads.putBlock(key, data, crc32c), requestTimeout)
-                .thenApply(f -> null);
+        return timed(target, data.length,
+                () -> transport.request(target.address(), Payloads.putBlock(key, data, crc32c), requestTimeout)
+                        .thenApply(f -> null));
     }
 
     CompletableFuture<BlockStore.Swap> compareAndPut(Member target, String key, @Nullable byte[] expected,
@@ -82,21 +119,23 @@ final class PeerClient {
         if (target.sameNode(self)) {
             return local(() -> store.get(key));
         }
-        return transport.request(target.address(), MessageType.GET_BLOCK, Payloads.utf8(key)).thenApply(Frame::payload);
+        return timed(target, -1,
+                () -> transport.request(target.address(), MessageType.GET_BLOCK, Payloads.utf8(key)).thenApply(Frame::payload));
     }
 
     CompletableFuture<byte[]> getVerified(Member target, String key, int length, int crc32c) {
         if (target.sameNode(self)) {
             return local(() -> store.get(key, length, crc32c));
         }
-        return transport.request(target.address(), MessageType.GET_BLOCK, Payloads.utf8(key)).thenApply(answer -> {
-            String problem = RingStorage.check(answer, length, crc32c);
-            if (problem != null) {
-                throw new CompletionException(new IOException("block " + key + " from " + target.id()
-                        + " is not the expected content: " + problem));
-            }
-            return answer.block();
-        });
+        return timed(target, length,
+                () -> transport.request(target.address(), MessageType.GET_BLOCK, Payloads.utf8(key)).thenApply(answer -> {
+                    String problem = RingStorage.check(answer, length, crc32c);
+                    if (problem != null) {
+                        throw new CompletionException(new IOException("block " + key + " from " + target.id()
+                                + " is not the expected content: " + problem));
+                    }
+                    return answer.block();
+                }));
     }
 
     CompletableFuture<Void> delete(Member target, String key) {

@@ -27,6 +27,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -68,6 +69,7 @@ public final class RingNode implements AutoCloseable {
     private final NodeStats stats;
     private final NodeMaintenance maintenance;
     private final List<BiConsumer<String, Duration>> roundTripListeners = new CopyOnWriteArrayList<>();
+    private final List<Consumer<Transfer>> transferListeners = new CopyOnWriteArrayList<>();
     private final Map<Class<?>, Object> attachments = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -98,7 +100,8 @@ public final class RingNode implements AutoCloseable {
             this.membership = new Membership(isClient() ? null : self, config.virtualNodes());
             this.transport = new TransportClient(threads.network, config.security(), config.maxFrameSize(),
                     config.requestTimeout());
-            this.peers = new PeerClient(self, config, store, membership, transport, threads.io, this::isRunning);
+            this.peers = new PeerClient(self, config, store, membership, transport, threads.io, this::isRunning, nanoClock,
+                    this::recordTransfer);
             this.storage = new RingStorage(this);
             this.stats = new NodeStats(isClient(), membership, store, metrics, server);
             this.maintenance = new NodeMaintenance(self.id(), threads.maintenance, this::isRunning);
@@ -223,6 +226,21 @@ public final class RingNode implements AutoCloseable {
     void recordRoundTrip(String peer, Duration roundTrip) {
         for (BiConsumer<String, Duration> listener : roundTripListeners) {
             listener.accept(peer, roundTrip);
+        }
+    }
+
+    /**
+     * Calls {@code listener} for every block this node reads from or writes to another node
+     * (checkpoint writes, repair, reads and restores), on the network thread that completed it:
+     * it must not block.
+     */
+    public void onTransfer(Consumer<Transfer> listener) {
+        transferListeners.add(listener);
+    }
+
+    private void recordTransfer(Transfer transfer) {
+        for (Consumer<Transfer> listener : transferListeners) {
+            listener.accept(transfer);
         }
     }
 

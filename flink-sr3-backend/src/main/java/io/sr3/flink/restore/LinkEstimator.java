@@ -53,6 +53,17 @@ public final class LinkEstimator {
         estimates.compute(peer, (p, e) -> (e == null ? Estimate.NONE : e).withRate(rate, weight, now));
     }
 
+    /**
+     * Records one of {@code concurrent} transfers that shared the link to {@code peer}: the link
+     * carried about {@code concurrent} times this one's rate.
+     */
+    public void recordTransfer(String peer, long bytes, Duration elapsed, int concurrent) {
+        if (bytes < MIN_SAMPLE_BYTES || concurrent < 1) {
+            return;
+        }
+        recordTransfer(peer, bytes * concurrent, elapsed);
+    }
+
     /** Records a round trip to {@code peer} (a probe, or a tiny request). */
     public void recordRoundTrip(String peer, Duration roundTrip) {
         if (roundTrip.isNegative()) {

@@ -29,12 +29,14 @@ public final class NetworkView {
     /**
      * The view of {@code node}, made on first use (at the node's start, by {@link
      * RestoreNodeExtension}); from then on every ping a peer answers is a round trip it learns
-     * from, without a probe of its own.
+     * from, and every block read from or written to a peer (checkpoints, repair, restores) a
+     * bandwidth sample, without a probe of its own.
      */
     public static NetworkView of(RingNode node) {
         return node.attachment(NetworkView.class, n -> {
             NetworkView view = new NetworkView();
             n.onRoundTrip(view.toThisNode()::recordRoundTrip);
+            n.onTransfer(t -> view.toThisNode().recordTransfer(t.peer(), t.bytes(), t.elapsed(), t.concurrent()));
             return view;
         });
     }

@@ -1,0 +1,68 @@
+package io.sr3.flink.restore;
+
+import io.sr3.flink.node.RingNode;
+import io.sr3.flink.node.RingStorage;
+import io.sr3.flink.node.TestingRing;
+import org.apache.flink.core.fs.FSDataOutputStream;
+import org.apache.flink.core.fs.FileSystem;
+import org.apache.flink.core.fs.FileSystem.WriteMode;
+import org.apache.flink.core.fs.Path;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.util.Random;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * A node learns the links to its peers from the blocks it writes to and reads from them, without
+ * a probe or a restore: its restore plans start from measured links. On real sockets in one JVM.
+ */
+class PassiveLinkLearningTest {
+
+    private static final int BLOCK = TestingRing.testConfig().blockSize();
+
+    @TempDir java.nio.file.Path root;
+
+    private TestingRing ring;
+
+    @AfterEach
+    void stop() {
+        if (ring != null) {
+            ring.close();
+        }
+    }
+
+    @Test
+    void checkpointWritesAndReadsTeachEachNodeItsLinksToPeers() throws Exception {
+        ring = TestingRing.start(2, TestingRing.testConfig(), root);
+        RingNode writer = ring.node(0);
+        RingNode peer = ring.node(1);
+        String peerId = peer.self().id();
+        assertThat(NetworkView.of(writer).toThisNode().source(peerId)).startsWith("rate default");
+
+        // Node 0 is this JVM's file system node: it writes, and replicates every block to node 1.
+        Path file = new Path("sr3:///passive-links/" + UUID.randomUUID() + "/data");
+        FileSystem fs = file.getFileSystem();
+        byte[] data = new byte[4 * BLOCK];
+        new Random(11).nextBytes(data);
+        try (FSDataOutputStream out = fs.create(file, WriteMode.NO_OVERWRITE)) {
+            out.write(data);
+        }
+
+        assertThat(NetworkView.of(writer).toThisNode().source(peerId)).as("after writing 4 blocks to the peer")
+                .startsWith("rate measured");
+        assertThat(NetworkView.of(writer).toThisNode().link(peerId)).isNotEqualTo(NetworkView.DEFAULT_LINK);
+
+        // Node 1 reads a block from node 0: a sample of the link in the other direction.
+        String writerId = writer.self().id();
+        assertThat(NetworkView.of(peer).toThisNode().source(writerId)).startsWith("rate default");
+        String key = writer.store().keys("b-").get(0);
+        byte[] block = RingStorage.await(peer.get(writer.self(), key));
+        assertThat(block).hasSize(BLOCK);
+        assertThat(NetworkView.of(peer).toThisNode().source(writerId)).as("after reading a block from node 0")
+                .startsWith("rate measured");
+    }
+}
