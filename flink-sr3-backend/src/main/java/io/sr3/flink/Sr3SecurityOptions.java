@@ -136,8 +136,8 @@ public final class Sr3SecurityOptions {
      * @param seeds the node's seeds: none means a ring of one process
      */
     static TransportSecurity security(ReadableConfig config, Map<String, String> raw, String secret, List<String> seeds) {
-        Authentication authentication = Sr3Options.get(config, raw, AUTHENTICATION);
-        TlsSettings tls = Sr3Options.get(config, raw, SSL_ENABLED) ? tls(config, raw) : null;
+        Authentication authentication = NodeConfigReader.get(config, raw, AUTHENTICATION);
+        TlsSettings tls = NodeConfigReader.get(config, raw, SSL_ENABLED) ? tls(config, raw) : null;
         if (tls == null && secret == null && seeds.isEmpty() && authentication == Authentication.REQUIRED) {
             secret = JVM_SECRET;
         }
@@ -147,14 +147,14 @@ public final class Sr3SecurityOptions {
     private static TlsSettings tls(ReadableConfig config, Map<String, String> raw) {
         String keystore = required(config, raw, SSL_KEYSTORE);
         String truststore = required(config, raw, SSL_TRUSTSTORE);
-        Sr3Options.check(Files.isReadable(Paths.get(keystore)), SSL_KEYSTORE, raw, "no readable file there");
-        Sr3Options.check(Files.isReadable(Paths.get(truststore)), SSL_TRUSTSTORE, raw, "no readable file there");
+        NodeConfigReader.check(Files.isReadable(Paths.get(keystore)), SSL_KEYSTORE, raw, "no readable file there");
+        NodeConfigReader.check(Files.isReadable(Paths.get(truststore)), SSL_TRUSTSTORE, raw, "no readable file there");
         String keystorePassword = required(config, raw, SSL_KEYSTORE_PASSWORD);
         String keyPassword = config.getOptional(SSL_KEY_PASSWORD).orElse(keystorePassword);
         List<String> protocols = split(config.get(SecurityOptions.SSL_PROTOCOL));
         List<String> ciphers = split(config.get(SecurityOptions.SSL_ALGORITHMS));
-        return new TlsSettings(Paths.get(keystore), Sr3Options.get(config, raw, SSL_KEYSTORE_TYPE), keystorePassword,
-                keyPassword, Paths.get(truststore), Sr3Options.get(config, raw, SSL_TRUSTSTORE_TYPE),
+        return new TlsSettings(Paths.get(keystore), NodeConfigReader.get(config, raw, SSL_KEYSTORE_TYPE), keystorePassword,
+                keyPassword, Paths.get(truststore), NodeConfigReader.get(config, raw, SSL_TRUSTSTORE_TYPE),
                 required(config, raw, SSL_TRUSTSTORE_PASSWORD), protocols, ciphers);
     }
 
@@ -185,14 +185,14 @@ public final class Sr3SecurityOptions {
     }
 
     static TransportLimits limits(ReadableConfig config, Map<String, String> raw) {
-        Duration handshake = Sr3Options.get(config, raw, HANDSHAKE_TIMEOUT);
-        Sr3Options.check(Sr3Options.isPositive(handshake), HANDSHAKE_TIMEOUT, raw, "must be a positive duration");
-        Duration idle = Sr3Options.get(config, raw, IDLE_TIMEOUT);
-        Sr3Options.check(Sr3Options.isPositive(idle), IDLE_TIMEOUT, raw, "must be a positive duration");
-        int max = Sr3Options.get(config, raw, MAX_CONNECTIONS);
-        Sr3Options.check(max >= 1, MAX_CONNECTIONS, raw, "must be at least 1");
-        int perAddress = Sr3Options.get(config, raw, MAX_CONNECTIONS_PER_ADDRESS);
-        Sr3Options.check(perAddress >= 1 && perAddress <= max, MAX_CONNECTIONS_PER_ADDRESS, raw,
+        Duration handshake = NodeConfigReader.get(config, raw, HANDSHAKE_TIMEOUT);
+        NodeConfigReader.check(NodeConfigReader.isPositive(handshake), HANDSHAKE_TIMEOUT, raw, "must be a positive duration");
+        Duration idle = NodeConfigReader.get(config, raw, IDLE_TIMEOUT);
+        NodeConfigReader.check(NodeConfigReader.isPositive(idle), IDLE_TIMEOUT, raw, "must be a positive duration");
+        int max = NodeConfigReader.get(config, raw, MAX_CONNECTIONS);
+        NodeConfigReader.check(max >= 1, MAX_CONNECTIONS, raw, "must be at least 1");
+        int perAddress = NodeConfigReader.get(config, raw, MAX_CONNECTIONS_PER_ADDRESS);
+        NodeConfigReader.check(perAddress >= 1 && perAddress <= max, MAX_CONNECTIONS_PER_ADDRESS, raw,
                 "must be between 1 and sr3.transport.max-connections (" + max + ")");
         return new TransportLimits(handshake, idle, max, perAddress);
     }
