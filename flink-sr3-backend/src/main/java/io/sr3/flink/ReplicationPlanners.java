@@ -1,5 +1,6 @@
 package io.sr3.flink;
 
+import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.pacing.JobEndpoint;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -59,7 +60,9 @@ final class ReplicationPlanners {
             planner.failedRounds = 0;
         } catch (IOException | RuntimeException e) {
             if (e instanceof JobEndpoint.UnknownJobException) {
-                LOG.info("[replication {}] the REST API no longer knows the job; planner stopped", jobId);
+                LOG.info("[replication {}] the REST API no longer knows the job; planner stopped and its plan deleted",
+                        jobId);
+                LocalRing.running().ifPresent(node -> RingReplicationPlans.clear(node, jobId));
                 RUNNING.remove(jobId, executor);
                 executor.shutdown();
                 return;
