@@ -50,6 +50,11 @@ final class ReplicationPlanner {
     @Nullable private ReplicationPlan latest;
     /** Rounds failed in a row; only the first of a run is logged. */
     int failedRounds;
+    /**
+     * Whether the REST API has known the job: before, a 404 means the job is still being set up
+     * (the planner starts with its checkpoint coordinator); after, that it is gone.
+     */
+    boolean sawJob;
 
     ReplicationPlanner(String jobId, ReplicationSetup setup, RestJobTopology topology, RestoreRateSource restoreRates) {
         this.jobId = jobId;
@@ -72,6 +77,7 @@ final class ReplicationPlanner {
      */
     boolean round() throws IOException {
         String state = topology.state();
+        sawJob = true;
         if (TERMINAL.contains(state)) {
             LocalRing.running().ifPresent(node -> RingReplicationPlans.clear(node, jobId));
             LOG.info("[replication {}] job is {}; planner stopped and its plan deleted", jobId, state);

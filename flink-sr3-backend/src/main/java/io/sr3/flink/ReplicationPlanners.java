@@ -59,7 +59,7 @@ final class ReplicationPlanners {
             }
             planner.failedRounds = 0;
         } catch (IOException | RuntimeException e) {
-            if (e instanceof JobEndpoint.UnknownJobException) {
+            if (e instanceof JobEndpoint.UnknownJobException && planner.sawJob) {
                 LOG.info("[replication {}] the REST API no longer knows the job; planner stopped and its plan deleted",
                         jobId);
                 LocalRing.running().ifPresent(node -> RingReplicationPlans.clear(node, jobId));
