@@ -2,6 +2,7 @@ package io.sr3.flink;
 
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.RingNode;
+import io.sr3.flink.node.RingStorage;
 import io.sr3.flink.pacing.RestoreRateSource;
 import io.sr3.flink.replication.FailureCostModel;
 import io.sr3.flink.replication.OperatorCost;
@@ -71,7 +72,7 @@ final class ReplicationPlanner {
     }
 
     /**
-     * One planning round.
+     * One planning round; returns once the plan is stored on a write quorum.
      *
      * @return false once the job reached a terminal state: the planner is done
      */
@@ -113,7 +114,7 @@ final class ReplicationPlanner {
                 LOG.info("[replication {}] {}", jobId, plan.logLine(choice));
             }
         }
-        RingReplicationPlans.publish(node, jobId, plan, System.currentTimeMillis());
+        RingStorage.await(RingReplicationPlans.publish(node, jobId, plan, System.currentTimeMillis()));
         latest = plan;
         return true;
     }

@@ -28,7 +28,7 @@ final class RingReplicationPlans {
         return "replication-" + jobId;
     }
 
-    /** Writes the plan without waiting; the future completes once the write quorum stored it. */
+    /** Writes the plan; the future completes once the write quorum stored it. */
     static CompletableFuture<?> publish(RingNode node, String jobId, ReplicationPlan plan, long publishedAtMillis) {
         byte[] encoded = plan.encode();
         byte[] blob = ByteBuffer.allocate(Long.BYTES + encoded.length).putLong(publishedAtMillis).put(encoded).array();
