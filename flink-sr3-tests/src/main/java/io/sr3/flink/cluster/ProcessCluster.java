@@ -1,5 +1,6 @@
 package io.sr3.flink.cluster;
 
+import io.sr3.flink.testing.Deadline;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.client.deployment.StandaloneClusterId;
 import org.apache.flink.client.program.rest.RestClusterClient;
@@ -28,9 +29,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
-import java.util.function.BooleanSupplier;
-import java.util.function.Supplier;
 
 /**
  * A real Flink session cluster of separate JVMs on 127.0.0.1: one JobManager
@@ -138,7 +136,7 @@ public final class ProcessCluster implements AutoCloseable {
         clientConfig.set(RestOptions.ADDRESS, LOCALHOST);
         clientConfig.set(RestOptions.PORT, restPort);
         client = new RestClusterClient<>(clientConfig, StandaloneClusterId.getInstance());
-        await("the JobManager's REST endpoint on port " + restPort, START_TIMEOUT, () -> {
+        Deadline.poll("the JobManager's REST endpoint on port " + restPort, START_TIMEOUT, () -> {
             assertAlive(jobManager);
             return getJson("/overview") != null;
         });
@@ -510,7 +508,7 @@ public final class ProcessCluster implements AutoCloseable {
 
     /** Waits until the job and all its tasks run; the timeout message shows the job's state and exceptions. */
     public void awaitAllTasksRunning(JobID job, Duration timeout) {
-        await("all tasks of job " + job + " to run", timeout, () -> allTasksRunning(job),
+        Deadline.poll("all tasks of job " + job + " to run", timeout, () -> allTasksRunning(job),
                 () -> "job " + jobStatus(job) + ", vertices " + vertexStates(job) + ", exceptions " + exceptions(job));
     }
 
@@ -528,7 +526,7 @@ public final class ProcessCluster implements AutoCloseable {
     /** Waits until the job reaches one of the given states; fails early on a terminal state not asked for. */
     public void awaitJobStatus(JobID job, Duration timeout, String... states) {
         List<String> wanted = List.of(states);
-        await("job " + job + " to reach " + wanted, timeout, () -> {
+        Deadline.poll("job " + job + " to reach " + wanted, timeout, () -> {
             String status = jobStatus(job);
             if (wanted.contains(status)) {
                 return true;
@@ -558,7 +556,7 @@ public final class ProcessCluster implements AutoCloseable {
     }
 
     public void awaitRegisteredTaskManagers(int count) {
-        await(count + " registered TaskManagers", START_TIMEOUT, () -> {
+        Deadline.poll(count + " registered TaskManagers", START_TIMEOUT, () -> {
             assertAlive(jobManager);
             JsonNode json = getJson("/taskmanagers");
             return json != null && json.path("taskmanagers").size() >= count;
@@ -568,28 +566,6 @@ public final class ProcessCluster implements AutoCloseable {
     private static void assertAlive(FlinkProcess process) {
         if (!process.process.isAlive()) {
             throw new IllegalStateException(process + " exited with " + process.process.exitValue() + "; see " + process.dir);
-        }
-    }
-
-    // ------------------------------------------------------------------ waiting
-
-    /** Polls {@code condition} every 50 ms until it holds; fails with {@code what} after {@code timeout}. */
-    public static void await(String what, Duration timeout, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() - deadline > 0) {
-                throw new IllegalStateException("Timed out after " + timeout.toSeconds() + " s waiting for " + what);
-            }
-            LockSupport.parkNanos(50_000_000L);
-        }
-    }
-
-    /** Like {@link #await}, with a description of the last observed state in the timeout message. */
-    public static void await(String what, Duration timeout, BooleanSupplier condition, Supplier<String> state) {
-        try {
-            await(what, timeout, condition);
-        } catch (IllegalStateException e) {
-            throw new IllegalStateException(e.getMessage() + "; last state: " + state.get(), e);
         }
     }
 

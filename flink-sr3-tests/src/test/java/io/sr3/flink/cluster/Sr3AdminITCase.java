@@ -2,6 +2,7 @@ package io.sr3.flink.cluster;
 
 import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.node.RingStatsClient;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.TestJobSpec;
 import io.sr3.flink.tls.TestCertificates;
 import io.sr3.flink.tools.Sr3Admin;
@@ -74,7 +75,7 @@ class Sr3AdminITCase extends ProcessClusterTestBase {
         Path results = tempDir.resolve("results");
         JobID job = cluster.submit(ClusterJobs.statefulJob(spec, 2, results, Duration.ofMillis(500), true, null));
         cluster.awaitAllTasksRunning(job, JOB_TIMEOUT);
-        ProcessCluster.await("two completed checkpoints of " + job, JOB_TIMEOUT, () -> cluster.completedCheckpoints(job) >= 2,
+        Deadline.poll("two completed checkpoints of " + job, JOB_TIMEOUT, () -> cluster.completedCheckpoints(job) >= 2,
                 () -> cluster.checkpoints(job).toString());
         cluster.cancel(job);
         cluster.awaitJobStatus(job, JOB_TIMEOUT, "CANCELED");

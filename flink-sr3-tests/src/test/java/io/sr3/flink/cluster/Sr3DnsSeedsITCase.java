@@ -3,6 +3,7 @@ package io.sr3.flink.cluster;
 import io.sr3.flink.Sr3RingNodeMain;
 import io.sr3.flink.node.RingStatsClient;
 import io.sr3.flink.ring.SeedAddresses;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.transport.TransportSecurity;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -151,7 +152,7 @@ class Sr3DnsSeedsITCase {
     /** Waits for the node's {@code READY <host:port>} line; fails at once if the process exits. */
     private static void awaitReady(NodeProcess node) {
         String ready = "READY " + node.address();
-        ProcessCluster.await(node + " to print '" + ready + "'", START_TIMEOUT, () -> {
+        Deadline.poll(node + " to print '" + ready + "'", START_TIMEOUT, () -> {
             if (!node.process().isAlive()) {
                 throw new IllegalStateException(node + " exited with " + node.process().exitValue() + ": "
                         + read(node.directory().resolve("stderr.txt")));
@@ -162,7 +163,7 @@ class Sr3DnsSeedsITCase {
 
     /** Waits until every node answers STATS and sees a ring of exactly {@code size} storage nodes. */
     private void awaitRingSize(int size) {
-        ProcessCluster.await("every ring node to see " + size + " members", RING_TIMEOUT, () -> {
+        Deadline.poll("every ring node to see " + size + " members", RING_TIMEOUT, () -> {
             Map<String, Map<String, Long>> all = ringStats();
             return all.size() == nodes.size() && all.values().stream().allMatch(s -> s.get("ringSize") == size);
         }, () -> "ring sizes " + ringSizes() + "; logs in " + workDir);

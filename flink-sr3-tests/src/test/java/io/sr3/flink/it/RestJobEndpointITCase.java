@@ -2,6 +2,7 @@ package io.sr3.flink.it;
 
 import io.sr3.flink.RestJobEndpoint;
 import io.sr3.flink.pacing.JobView;
+import io.sr3.flink.testing.Deadline;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.configuration.Configuration;
@@ -23,7 +24,6 @@ import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -99,22 +99,18 @@ class RestJobEndpointITCase {
      * initializing) is retried, as the pacer does at its next decision.
      */
     private static JobView pollUntil(RestJobEndpoint endpoint, java.util.function.Predicate<JobView> done) {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        Object last = "none";
-        while (System.nanoTime() < deadline) {
+        Object[] last = {"none"};
+        Deadline.in(TIMEOUT).pollEvery(Duration.ofMillis(100), "the REST view of the job to match", () -> {
             try {
                 JobView view = endpoint.poll();
-                if (done.test(view)) {
-                    return view;
-                }
-                last = view;
+                last[0] = view;
+                return done.test(view);
             } catch (IOException e) {
-                last = e;
+                last[0] = e;
+                return false;
             }
-            // Poll interval, not a wait for an event.
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
-        }
-        throw new AssertionError("Timed out after " + TIMEOUT + "; last poll: " + last);
+        }, () -> "last poll: " + last[0]);
+        return (JobView) last[0];
     }
 
     /** Throws after a few records in each of the task's first {@link #FAILURES} attempts. */

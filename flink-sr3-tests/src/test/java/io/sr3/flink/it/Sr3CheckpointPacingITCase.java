@@ -10,6 +10,7 @@ import io.sr3.flink.WorkingState;
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingNode;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.BurstSchedule.Phase;
 import io.sr3.flink.testjob.BurstSchedule;
 import io.sr3.flink.testjob.BurstyRuns;
@@ -51,7 +52,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import static io.sr3.flink.it.Sr3ITCaseSupport.assertExactResults;
 import static io.sr3.flink.it.Sr3ITCaseSupport.assertSucceeded;
@@ -107,7 +107,7 @@ class Sr3CheckpointPacingITCase {
         for (int i = 0; i < 2; i++) {
             nodes.add(RingNode.start(base.withPortAndStore(0, tempDir.resolve("ring-node-" + i))));
         }
-        await("ring membership", Duration.ofSeconds(30),
+        Deadline.poll("ring membership", Duration.ofSeconds(30),
                 () -> nodes.stream().allMatch(n -> n.membership().members().size() == nodes.size()));
         Configuration cluster = flinkSr3Options();
         cluster.set(RestOptions.BIND_PORT, "0");
@@ -209,14 +209,14 @@ class Sr3CheckpointPacingITCase {
         CompletableFuture<JobResult> result = miniCluster.requestJobResult(jobId);
 
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        await("the pacer to start", JOB_TIMEOUT, () -> CheckpointPacers.running(jobId.toString()).isPresent()
+        Deadline.poll("the pacer to start", JOB_TIMEOUT, () -> CheckpointPacers.running(jobId.toString()).isPresent()
                 || result.isDone());
         CheckpointPacerMXBean pacer = CheckpointPacers.running(jobId.toString())
                 .orElseThrow(() -> new AssertionError("No pacer ran for job " + jobId));
         CheckpointPacerMXBean overJmx = JMX.newMXBeanProxy(server, CheckpointPacers.objectName(jobId.toString()),
                 CheckpointPacerMXBean.class);
         assertThat(overJmx.getMaxRecoveryTimeMillis()).isEqualTo(bound.toMillis());
-        await("the job to finish", JOB_TIMEOUT, result::isDone);
+        Deadline.poll("the job to finish", JOB_TIMEOUT, result::isDone);
         JobResult jobResult = result.get();
         RunRegistry.Run run = RunRegistry.run(runId);
         assertSucceeded(jobResult, run);
@@ -280,16 +280,5 @@ class Sr3CheckpointPacingITCase {
         c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, "sr3:///it-pacing/" + tempDir.getFileName());
         c.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
         return c;
-    }
-
-    private static void await(String what, Duration timeout, java.util.function.BooleanSupplier condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("Timed out after " + timeout + " waiting for " + what);
-            }
-            // Poll interval, not a wait for an event.
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(25));
-        }
     }
 }

@@ -12,6 +12,7 @@ import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.replication.ReplicationMode;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.StatefulTestJob;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
@@ -57,7 +58,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 
 /**
@@ -90,7 +90,7 @@ class Sr3CostAwareReplicationITCase {
         for (int i = 0; i < 4; i++) {
             nodes.add(RingNode.start(base.withPortAndStore(0, tempDir.resolve("ring-node-" + i))));
         }
-        poll("ring membership", () -> nodes.stream().allMatch(n -> n.membership().members().size() == 4));
+        Deadline.poll("ring membership", DEADLINE, () -> nodes.stream().allMatch(n -> n.membership().members().size() == 4));
         Configuration cluster = sr3Options();
         cluster.set(RestOptions.BIND_PORT, "0");
         cluster.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("48m"));
@@ -152,7 +152,9 @@ class Sr3CostAwareReplicationITCase {
         org.apache.flink.core.fs.Path jobDir = new org.apache.flink.core.fs.Path(
                 "sr3:///it-replication/" + tempDir.getFileName() + "/" + jobId);
         Map<String, List<Integer>> seen = new HashMap<>();
-        poll("a checkpoint whose costly state has 3 copies and cheap state 2, per file and per block", () -> {
+        // Every poll reads the metadata and the manifests of a whole checkpoint: not more often than every 250 ms.
+        Deadline.in(DEADLINE).pollEvery(Duration.ofMillis(250),
+                "a checkpoint whose costly state has 3 copies and cheap state 2, per file and per block", () -> {
             try {
                 seen.clear();
                 seen.putAll(copiesByVertex(fs, jobDir, graph));
@@ -255,20 +257,5 @@ class Sr3CostAwareReplicationITCase {
         c.set(Sr3Options.FAILURE_DETECTOR_TIMEOUT, Duration.ofSeconds(2));
         c.set(Sr3Options.REQUEST_TIMEOUT, Duration.ofSeconds(3));
         return c;
-    }
-
-    private static void poll(String what, java.util.function.BooleanSupplier condition) {
-        poll(what, condition, () -> "");
-    }
-
-    private static void poll(String what, java.util.function.BooleanSupplier condition,
-            java.util.function.Supplier<String> detail) {
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("Timed out after " + DEADLINE + " waiting for " + what + "; " + detail.get());
-            }
-            LockSupport.parkNanos(Duration.ofMillis(250).toNanos());
-        }
     }
 }

@@ -7,6 +7,7 @@ import io.sr3.flink.WorkingState;
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingNode;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.StatefulTestJob;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
@@ -31,7 +32,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
@@ -162,19 +162,20 @@ final class Sr3TestCluster implements AutoCloseable {
     }
 
     /** Triggers a checkpoint, retrying while the job's tasks are still being deployed; returns its path. */
-    String triggerCheckpoint(JobID jobId) throws Exception {
-        long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
-        while (true) {
+    String triggerCheckpoint(JobID jobId) {
+        String[] path = new String[1];
+        Exception[] last = new Exception[1];
+        Deadline.poll("a checkpoint of " + jobId, JOB_TIMEOUT, () -> {
             try {
-                return miniCluster.triggerCheckpoint(jobId).get(JOB_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                path[0] = miniCluster.triggerCheckpoint(jobId).get(JOB_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                return true;
             } catch (Exception e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
+                last[0] = e;
                 LOG.info("Checkpoint of {} not possible yet ({}); retrying", jobId, e.getMessage());
-                pause();
+                return false;
             }
-        }
+        }, () -> "last failure: " + last[0]);
+        return path[0];
     }
 
     /**
@@ -182,7 +183,7 @@ final class Sr3TestCluster implements AutoCloseable {
      * if the job ended first.
      */
     void awaitWhileJobRuns(JobID jobId, String what, BooleanSupplier condition) {
-        awaitCondition(what, JOB_TIMEOUT, () -> {
+        Deadline.poll(what, JOB_TIMEOUT, () -> {
             if (condition.getAsBoolean()) {
                 return true;
             }
@@ -202,24 +203,8 @@ final class Sr3TestCluster implements AutoCloseable {
         });
     }
 
-    /** Polls {@code condition} until it holds or the deadline passes. */
-    static void awaitCondition(String what, Duration timeout, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("Timed out after " + timeout + " waiting for " + what);
-            }
-            pause();
-        }
-    }
-
-    private static void pause() {
-        // Poll interval of awaitCondition, not a wait for an event.
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(25));
-    }
-
     private void awaitRingMembership() {
-        awaitCondition("every ring node to see all " + nodes.size() + " nodes", Duration.ofSeconds(30),
+        Deadline.poll("every ring node to see all " + nodes.size() + " nodes", Duration.ofSeconds(30),
                 () -> nodes.stream().allMatch(n -> n.membership().members().size() == nodes.size()));
     }
 
