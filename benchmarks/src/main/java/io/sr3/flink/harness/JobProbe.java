@@ -1,6 +1,7 @@
 package io.sr3.flink.harness;
 
 import io.sr3.flink.testing.Deadline;
+import io.sr3.flink.testing.EmbeddedCluster;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
