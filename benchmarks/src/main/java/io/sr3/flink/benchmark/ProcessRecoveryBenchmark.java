@@ -3,7 +3,7 @@ package io.sr3.flink.benchmark;
 import io.sr3.flink.cluster.ClusterJobs;
 import io.sr3.flink.cluster.ClusterSpec;
 import io.sr3.flink.cluster.ProcessCluster;
-import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
+import io.sr3.flink.cluster.FlinkProcess;
 import io.sr3.flink.cluster.RecoveryProbe;
 import io.sr3.flink.harness.Json;
 import io.sr3.flink.harness.MachineDescription;

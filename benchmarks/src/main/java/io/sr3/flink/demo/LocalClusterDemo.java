@@ -3,7 +3,7 @@ package io.sr3.flink.demo;
 import io.sr3.flink.cluster.ClusterJobs;
 import io.sr3.flink.cluster.ClusterSpec;
 import io.sr3.flink.cluster.ProcessCluster;
-import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
+import io.sr3.flink.cluster.FlinkProcess;
 import io.sr3.flink.cluster.RecoveryProbe;
 import io.sr3.flink.node.RingStatsClient;
 import io.sr3.flink.testing.Deadline;

@@ -4,7 +4,6 @@ import io.sr3.flink.Sr3Options;
 import io.sr3.flink.cluster.FaultSchedule.Fault;
 import io.sr3.flink.cluster.FaultSchedule.Kind;
 import io.sr3.flink.cluster.FaultSchedule.Round;
-import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.RingStatsClient;

@@ -1,6 +1,5 @@
 package io.sr3.flink.cluster;
 
-import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.node.RingStatsClient;
 import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.TestJobSpec;
@@ -248,10 +247,7 @@ class Sr3AdminITCase extends ProcessClusterTestBase {
     }
 
     private Result admin(String... args) throws Exception {
-        String testClasspath = System.getProperty("surefire.test.class.path");
-        String classpath = testClasspath != null && !testClasspath.isBlank()
-                ? testClasspath : System.getProperty("java.class.path");
-        return run(List.of(classpath), args);
+        return run(List.of(ProcessLauncher.classpath()), args);
     }
 
     private Result run(List<String> classpath, String... args) throws Exception {
@@ -260,10 +256,10 @@ class Sr3AdminITCase extends ProcessClusterTestBase {
                 "rootLogger.appenderRef.err.ref = Err", "appender.err.name = Err", "appender.err.type = Console",
                 "appender.err.target = SYSTEM_ERR", "appender.err.layout.type = PatternLayout",
                 "appender.err.layout.pattern = %-5p %c{1} - %m%n", ""));
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command = new ArrayList<>(List.of(ProcessLauncher.javaBinary(),
                 "-Xmx256m", "-Djava.io.tmpdir=" + Files.createDirectories(tempDir.resolve("admin-tmp")),
                 "-Dlog4j2.configurationFile=" + logConfig.toUri()));
-        command.addAll(ProcessCluster.JAVA_OPENS);
+        command.addAll(ProcessLauncher.JAVA_OPENS);
         command.addAll(List.of("-cp", String.join(File.pathSeparator, classpath), Sr3Admin.class.getName()));
         command.addAll(Arrays.asList(args));
         Path stdout = Files.createTempFile(tempDir, "admin", ".out");

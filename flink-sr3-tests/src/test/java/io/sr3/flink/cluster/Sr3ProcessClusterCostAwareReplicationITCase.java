@@ -4,7 +4,6 @@ import io.sr3.flink.Sr3Options;
 import io.sr3.flink.cluster.CheckpointPlacement.FileCopies;
 import io.sr3.flink.cluster.CheckpointPlacement.Victims;
 import io.sr3.flink.cluster.ClusterJobs.Pipeline;
-import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.fs.RingCensus;
 import io.sr3.flink.fs.Sr3FileSystem;
 import io.sr3.flink.node.LocalRing;

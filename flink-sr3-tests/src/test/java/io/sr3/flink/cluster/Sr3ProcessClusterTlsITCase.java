@@ -1,6 +1,5 @@
 package io.sr3.flink.cluster;
 
-import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.node.RingStatsClient;
 import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.TestJobSpec;
