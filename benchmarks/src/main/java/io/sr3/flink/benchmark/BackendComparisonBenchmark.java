@@ -1,14 +1,14 @@
 package io.sr3.flink.benchmark;
 
 import io.sr3.flink.harness.BenchmarkMain;
-import io.sr3.flink.harness.EmbeddedCluster;
 import io.sr3.flink.harness.FlinkSettings;
-import io.sr3.flink.harness.InJvmRing;
 import io.sr3.flink.harness.JobProbe;
 import io.sr3.flink.harness.JobProbe.CheckpointRecord;
 import io.sr3.flink.harness.MachineDescription;
 import io.sr3.flink.harness.Stats;
 import io.sr3.flink.harness.TestJobs;
+import io.sr3.flink.testing.EmbeddedCluster;
+import io.sr3.flink.testing.InJvmRing;
 import io.sr3.flink.testjob.RunRegistry;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;

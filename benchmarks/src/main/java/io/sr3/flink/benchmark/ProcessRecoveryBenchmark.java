@@ -3,12 +3,13 @@ package io.sr3.flink.benchmark;
 import io.sr3.flink.cluster.ClusterJobs;
 import io.sr3.flink.cluster.ClusterSpec;
 import io.sr3.flink.cluster.ProcessCluster;
-import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
+import io.sr3.flink.cluster.FlinkProcess;
 import io.sr3.flink.cluster.RecoveryProbe;
 import io.sr3.flink.harness.Json;
 import io.sr3.flink.harness.MachineDescription;
 import io.sr3.flink.harness.ResultFiles;
 import io.sr3.flink.harness.Stats;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
 
@@ -75,7 +76,7 @@ public final class ProcessRecoveryBenchmark {
                     null));
             cluster.awaitAllTasksRunning(job, Duration.ofSeconds(120));
             long start = System.nanoTime();
-            ProcessCluster.await("keyed state to fill and three checkpoints", Duration.ofSeconds(120),
+            Deadline.poll("keyed state to fill and three checkpoints", Duration.ofSeconds(120),
                     () -> System.nanoTime() - start > 8_000_000_000L && cluster.completedCheckpoints(job) >= 3);
             long stateSize = cluster.checkpoints(job).path("latest").path("completed").path("state_size").asLong();
             FlinkProcess victim = cluster.liveTaskManager(cluster.taskManagersRunning(job).get(0));

@@ -3,14 +3,15 @@ package io.sr3.flink.demo;
 import io.sr3.flink.cluster.ClusterJobs;
 import io.sr3.flink.cluster.ClusterSpec;
 import io.sr3.flink.cluster.ProcessCluster;
-import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
+import io.sr3.flink.cluster.FlinkProcess;
 import io.sr3.flink.cluster.RecoveryProbe;
 import io.sr3.flink.node.RingStatsClient;
-import io.sr3.flink.transport.TransportSecurity;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.FileResultSink;
 import io.sr3.flink.testjob.KeyResult;
 import io.sr3.flink.testjob.StatefulTestJob;
 import io.sr3.flink.testjob.TestJobSpec;
+import io.sr3.flink.transport.TransportSecurity;
 import org.apache.flink.api.common.JobID;
 
 import java.io.IOException;
@@ -56,7 +57,7 @@ public final class LocalClusterDemo {
             say("Submitted job " + job + " over REST: " + spec.records() + " records at " + (long) spec.recordsPerSecond()
                     + "/s, " + spec.keys() + " keys, parallelism 3");
             cluster.awaitAllTasksRunning(job, Duration.ofSeconds(120));
-            ProcessCluster.await("three completed checkpoints", Duration.ofSeconds(120),
+            Deadline.poll("three completed checkpoints", Duration.ofSeconds(120),
                     () -> cluster.completedCheckpoints(job) >= 3);
             say("Checkpoints completed: " + cluster.completedCheckpoints(job) + ", latest "
                     + cluster.checkpoints(job).path("latest").path("completed").path("external_path").asText());
@@ -68,7 +69,7 @@ public final class LocalClusterDemo {
             say(String.format("Recovered: kill -> all tasks RUNNING %d ms, kill -> first checkpoint after restore %d ms; "
                     + "restored from %s", recovery.killToRunningMillis(), recovery.killToCheckpointMillis(),
                     recovery.restoredFrom()));
-            ProcessCluster.await("the ring to re-replicate", Duration.ofSeconds(60), () -> {
+            Deadline.poll("the ring to re-replicate", Duration.ofSeconds(60), () -> {
                 Map<String, Map<String, Long>> all = stats(stats, cluster);
                 return all.size() == cluster.liveTaskManagers().size() && all.values().stream()
                         .allMatch(s -> s.get("repairPending") == 0 && s.get("underReplicatedBlocks") == 0);

@@ -1,13 +1,13 @@
 package io.sr3.flink.demo;
 
-import io.sr3.flink.harness.EmbeddedCluster;
 import io.sr3.flink.harness.FlinkSettings;
-import io.sr3.flink.harness.InJvmRing;
 import io.sr3.flink.harness.JobProbe;
 import io.sr3.flink.harness.JobProbe.CheckpointRecord;
 import io.sr3.flink.harness.Stats;
 import io.sr3.flink.harness.TestJobs;
 import io.sr3.flink.node.RingNode;
+import io.sr3.flink.testing.EmbeddedCluster;
+import io.sr3.flink.testing.InJvmRing;
 import io.sr3.flink.testjob.RunRegistry;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
@@ -59,6 +59,10 @@ public final class Sr3Demo {
     private static final int MIN_CHECKPOINTS_BEFORE_KILL = 4;
 
     private static final Duration PROGRESS_EVERY = Duration.ofSeconds(2);
+    /** How often the job's graph is read while the demo waits and reports progress. */
+    private static final Duration PROGRESS_POLL = Duration.ofMillis(100);
+    /** Far past either phase (the input lasts 30 s): only a stuck job reaches it. */
+    private static final Duration PHASE_TIMEOUT = Duration.ofMinutes(5);
 
     private final long start = System.currentTimeMillis();
 
@@ -128,23 +132,13 @@ public final class Sr3Demo {
         say("job %s running (all %d subtasks)", jobId, countSubtasks(g));
 
         // ---- phase 1: run, checkpoint, watch the ring fill up
-        long nextProgress = 0;
-        while (true) {
-            g = probe.graph();
-            long completed = JobProbe.completedCheckpoints(g);
-            if (System.currentTimeMillis() >= nextProgress) {
-                progress(g, ring);
-                nextProgress = System.currentTimeMillis() + PROGRESS_EVERY.toMillis();
-            }
-            if (completed >= MIN_CHECKPOINTS_BEFORE_KILL
-                    && System.currentTimeMillis() - runningSince >= KILL_AFTER.toMillis()) {
-                break;
-            }
-            if (g.getState().isGloballyTerminalState()) {
-                throw new IllegalStateException("The job ended before the failure could be injected: " + g.getState());
-            }
-            Thread.sleep(100);
-        }
+        long[] nextProgress = {0};
+        g = probe.await("the moment of the failure (" + MIN_CHECKPOINTS_BEFORE_KILL + " checkpoints, " + KILL_AFTER
+                + " running)", PHASE_TIMEOUT, PROGRESS_POLL, graph -> {
+                    nextProgress[0] = progressIfDue(graph, ring, nextProgress[0]);
+                    return JobProbe.completedCheckpoints(graph) >= MIN_CHECKPOINTS_BEFORE_KILL
+                            && System.currentTimeMillis() - runningSince >= KILL_AFTER.toMillis();
+                });
         progress(g, ring);
         CheckpointRecord lastBefore = JobProbe.latestCompleted(g);
         long checkpointsBefore = JobProbe.completedCheckpoints(g);
@@ -182,14 +176,14 @@ public final class Sr3Demo {
         System.out.println();
 
         // ---- phase 2: run to the end of input
-        nextProgress = 0;
-        while (!cluster.status(jobId).isGloballyTerminalState()) {
-            if (System.currentTimeMillis() >= nextProgress) {
-                progress(probe.graph(), ring);
-                nextProgress = System.currentTimeMillis() + PROGRESS_EVERY.toMillis();
+        nextProgress[0] = 0;
+        probe.await("the end of the input", PHASE_TIMEOUT, PROGRESS_POLL, graph -> {
+            if (graph.getState().isGloballyTerminalState()) {
+                return true;
             }
-            Thread.sleep(100);
-        }
+            nextProgress[0] = progressIfDue(graph, ring, nextProgress[0]);
+            return false;
+        });
         JobResult result = cluster.awaitResult(jobId, Duration.ofSeconds(30));
         g = probe.graph();
         say("job %s (end of input)", g.getState());
@@ -261,6 +255,15 @@ public final class Sr3Demo {
             }
         }
         return null;
+    }
+
+    /** Prints {@link #progress} if {@code dueAt} (epoch millis) has come; returns when it is due next. */
+    private long progressIfDue(AccessExecutionGraph g, InJvmRing ring, long dueAt) {
+        if (System.currentTimeMillis() < dueAt) {
+            return dueAt;
+        }
+        progress(g, ring);
+        return System.currentTimeMillis() + PROGRESS_EVERY.toMillis();
     }
 
     private void progress(AccessExecutionGraph g, InJvmRing ring) {

@@ -1,5 +1,7 @@
 package io.sr3.flink.harness;
 
+import io.sr3.flink.testing.Deadline;
+import io.sr3.flink.testing.EmbeddedCluster;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
@@ -136,32 +138,40 @@ public final class JobProbe {
         return graph.getCheckpointStatsSnapshot().getLatestRestoredCheckpoint();
     }
 
-    /** Polls until the condition holds on a fresh graph, every {@code every}, failing after {@code timeout}. */
-    public AccessExecutionGraph await(String what, Duration timeout, Duration every, GraphCondition condition)
-            throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (true) {
-            AccessExecutionGraph g = graph();
-            if (condition.test(g)) {
-                return g;
+    /**
+     * Polls until the condition holds on a fresh graph, every {@code every}, failing after {@code
+     * timeout}, or at once when the job ends first.
+     */
+    public AccessExecutionGraph await(String what, Duration timeout, Duration every, GraphCondition condition) {
+        AccessExecutionGraph[] last = new AccessExecutionGraph[1];
+        Deadline.in(timeout).pollEvery(every, what, () -> {
+            AccessExecutionGraph g = last[0] = uncheckedGraph();
+            if (condition.holds(g)) {
+                return true;
             }
             if (g.getState().isGloballyTerminalState()) {
-                throw new IllegalStateException("Job " + jobId + " ended (" + g.getState() + ") while waiting for: " + what
-                        + (g.getFailureInfo() != null ? "; failure: " + g.getFailureInfo().getExceptionAsString() : ""));
+                throw new IllegalStateException("Job " + jobId + " ended (" + g.getState() + ") while waiting for: "
+                        + what + (g.getFailureInfo() != null ? "; failure: " + g.getFailureInfo().getExceptionAsString()
+                        : ""));
             }
-            if (System.nanoTime() > deadline) {
-                throw new IllegalStateException("Timed out after " + timeout + " waiting for: " + what
-                        + " (job " + g.getState() + ", attempt " + attempt(g) + ", completed checkpoints "
-                        + completedCheckpoints(g) + ")");
-            }
-            Thread.sleep(every.toMillis());
+            return false;
+        }, () -> last[0] == null ? "no graph read" : "job " + last[0].getState() + ", attempt " + attempt(last[0])
+                + ", completed checkpoints " + completedCheckpoints(last[0]));
+        return last[0];
+    }
+
+    private AccessExecutionGraph uncheckedGraph() {
+        try {
+            return graph();
+        } catch (Exception e) {
+            throw new IllegalStateException("Could not read the execution graph of job " + jobId, e);
         }
     }
 
     /** A condition on an execution graph snapshot. */
     @FunctionalInterface
     public interface GraphCondition {
-        boolean test(AccessExecutionGraph graph) throws Exception;
+        boolean holds(AccessExecutionGraph graph);
     }
 
     /** One completed checkpoint as Flink's statistics saw it. */

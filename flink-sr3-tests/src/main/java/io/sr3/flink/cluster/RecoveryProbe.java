@@ -1,11 +1,10 @@
 package io.sr3.flink.cluster;
 
-import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
+import io.sr3.flink.testing.Deadline;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
 import java.time.Duration;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * Measures one recovery on a {@link ProcessCluster}: SIGKILL a TaskManager that runs tasks of a
@@ -14,7 +13,7 @@ import java.util.concurrent.locks.LockSupport;
  */
 public final class RecoveryProbe {
 
-    private static final long POLL_NANOS = 20_000_000L;
+    private static final Duration POLL = Duration.ofMillis(20);
 
     private RecoveryProbe() {}
 
@@ -37,40 +36,28 @@ public final class RecoveryProbe {
         long restoredBefore = cluster.checkpoints(job).path("counts").path("restored").asLong(0);
         long killedAtMillis = System.currentTimeMillis();
         long killedAtNanos = System.nanoTime();
+        Deadline deadline = Deadline.in(timeout);
         cluster.kill(victim);
         if (replacementZone != null) {
             cluster.startTaskManager(replacementZone);
         }
-        long deadline = killedAtNanos + timeout.toNanos();
         // The job first has to notice the loss (tasks leave RUNNING), then come back.
-        while (cluster.allTasksRunning(job)
-                && cluster.checkpoints(job).path("counts").path("restored").asLong(0) == restoredBefore) {
-            check(deadline, "the JobManager to notice the loss of " + victim);
-            LockSupport.parkNanos(POLL_NANOS);
-        }
-        while (!cluster.allTasksRunning(job)) {
-            check(deadline, "every task of " + job + " to run again after the loss of " + victim);
-            LockSupport.parkNanos(POLL_NANOS);
-        }
+        deadline.pollEvery(POLL, "the JobManager to notice the loss of " + victim, () -> !cluster.allTasksRunning(job)
+                || cluster.checkpoints(job).path("counts").path("restored").asLong(0) != restoredBefore, () -> "");
+        deadline.pollEvery(POLL, "every task of " + job + " to run again after the loss of " + victim,
+                () -> cluster.allTasksRunning(job), () -> "");
         long runningMillis = (System.nanoTime() - killedAtNanos) / 1_000_000;
-        while (true) {
-            JsonNode checkpoints = cluster.checkpoints(job);
-            JsonNode restored = checkpoints.path("latest").path("restored");
-            JsonNode completed = checkpoints.path("latest").path("completed");
-            if (!restored.isMissingNode() && !restored.isNull() && !completed.isMissingNode() && !completed.isNull()
+        JsonNode[] latest = new JsonNode[1];
+        deadline.pollEvery(POLL, "a checkpoint of " + job + " after the restore", () -> {
+            latest[0] = cluster.checkpoints(job).path("latest");
+            JsonNode restored = latest[0].path("restored");
+            JsonNode completed = latest[0].path("completed");
+            return !restored.isMissingNode() && !restored.isNull() && !completed.isMissingNode() && !completed.isNull()
                     && completed.path("id").asLong() > restored.path("id").asLong()
-                    && completed.path("trigger_timestamp").asLong() >= restored.path("restore_timestamp").asLong()) {
-                long ack = completed.path("latest_ack_timestamp").asLong();
-                return new Recovery(victim.name(), runningMillis, ack - killedAtMillis, restored.path("external_path").asText());
-            }
-            check(deadline, "a checkpoint of " + job + " after the restore");
-            LockSupport.parkNanos(POLL_NANOS);
-        }
-    }
-
-    private static void check(long deadlineNanos, String what) {
-        if (System.nanoTime() - deadlineNanos > 0) {
-            throw new IllegalStateException("Timed out waiting for " + what);
-        }
+                    && completed.path("trigger_timestamp").asLong() >= restored.path("restore_timestamp").asLong();
+        }, () -> String.valueOf(latest[0]));
+        long ack = latest[0].path("completed").path("latest_ack_timestamp").asLong();
+        return new Recovery(victim.name(), runningMillis, ack - killedAtMillis,
+                latest[0].path("restored").path("external_path").asText());
     }
 }

@@ -4,11 +4,11 @@ import io.sr3.flink.Sr3Options;
 import io.sr3.flink.cluster.FaultSchedule.Fault;
 import io.sr3.flink.cluster.FaultSchedule.Kind;
 import io.sr3.flink.cluster.FaultSchedule.Round;
-import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.RingStatsClient;
 import io.sr3.flink.ring.Member;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.FileResultSink;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
@@ -174,7 +174,7 @@ final class FaultSoak {
         for (Fault fault : round.faults()) {
             if (fault.kind() == Kind.PAUSE) {
                 long until = injectedAt + fault.pause().toNanos();
-                ProcessCluster.await("the pause of " + name(fault) + " to last " + fault.pause().toMillis() + " ms",
+                Deadline.poll("the pause of " + name(fault) + " to last " + fault.pause().toMillis() + " ms",
                         fault.pause().plusSeconds(10), () -> System.nanoTime() - until >= 0);
                 cluster.resume(paused.stream().filter(p -> p.name().equals(name(fault))).findFirst().orElseThrow());
             }
@@ -208,7 +208,7 @@ final class FaultSoak {
      */
     private long awaitRefusals(List<FullStore> fullStores, Round round) {
         for (FullStore full : fullStores) {
-            ProcessCluster.await(round + ": the store of " + full + " to refuse a block (a line with '"
+            Deadline.poll(round + ": the store of " + full + " to refuse a block (a line with '"
                     + full.storeDirectory() + " is full' in " + full.log() + ")", JOB_TIMEOUT, () -> !full.refusals().isEmpty());
             log("%s refused: %s", full, full.refusals().get(0));
         }
@@ -247,7 +247,7 @@ final class FaultSoak {
     /** The latest completed checkpoint of a running job; num-retained keeps it while newer ones complete. */
     private String latestCompleted(JobID job) {
         String[] path = new String[1];
-        ProcessCluster.await("a completed checkpoint of " + job, JOB_TIMEOUT, () -> {
+        Deadline.poll("a completed checkpoint of " + job, JOB_TIMEOUT, () -> {
             path[0] = cluster.checkpoints(job).path("latest").path("completed").path("external_path").asText();
             return path[0].startsWith("sr3:");
         });
@@ -257,7 +257,7 @@ final class FaultSoak {
     /** Waits until {@code count} checkpoints triggered at or after {@code sinceMillis} completed. */
     private void awaitCheckpointAfter(JobID job, long sinceMillis, int count) {
         long[] baseline = {-1};
-        ProcessCluster.await(count + " checkpoint(s) of " + job + " triggered after " + sinceMillis, JOB_TIMEOUT, () -> {
+        Deadline.poll(count + " checkpoint(s) of " + job + " triggered after " + sinceMillis, JOB_TIMEOUT, () -> {
             JsonNode checkpoints = cluster.checkpoints(job);
             JsonNode latest = checkpoints.path("latest").path("completed");
             if (latest.isMissingNode() || latest.isNull() || latest.path("trigger_timestamp").asLong() < sinceMillis) {
@@ -276,7 +276,7 @@ final class FaultSoak {
      * no repair pending and no under-replicated block: the ring's own word that it healed.
      */
     void awaitRingRepaired(List<FlinkProcess> nodes, int ringSize, String after) {
-        ProcessCluster.await("the ring to repair after " + after, REPAIR_TIMEOUT, () -> {
+        Deadline.poll("the ring to repair after " + after, REPAIR_TIMEOUT, () -> {
             Map<String, Map<String, Long>> all = ringStats(stats, nodes);
             return all.size() == nodes.size() && all.values().stream().allMatch(s -> s.getOrDefault("ringSize", 0L) == ringSize
                     && s.getOrDefault("repairPending", 0L) == 0 && s.getOrDefault("underReplicatedBlocks", 0L) == 0
@@ -303,7 +303,7 @@ final class FaultSoak {
         }
         Set<String> taskManagers = new HashSet<>(cluster.ringSeeds());
         try (RingNode client = RingNode.start(Sr3Options.nodeConfig(config))) {
-            ProcessCluster.await("the audit's ring client to see the " + spec.taskManagers() + " TaskManagers, and only them",
+            Deadline.poll("the audit's ring client to see the " + spec.taskManagers() + " TaskManagers, and only them",
                     Duration.ofSeconds(30), () -> client.membership().members().stream().map(Member::id)
                             .collect(Collectors.toSet()).equals(taskManagers),
                     () -> client.membership().members() + " against " + taskManagers);

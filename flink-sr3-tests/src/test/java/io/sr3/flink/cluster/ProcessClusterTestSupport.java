@@ -1,7 +1,7 @@
 package io.sr3.flink.cluster;
 
-import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.node.RingStatsClient;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.FileResultSink;
 import io.sr3.flink.testjob.KeyResult;
 import io.sr3.flink.testjob.StatefulTestJob;
@@ -68,7 +68,7 @@ final class ProcessClusterTestSupport {
 
     /** Waits until every given TaskManager's ring node answers and sees a ring of exactly {@code size} storage nodes. */
     static void awaitRingSize(RingStatsClient stats, List<FlinkProcess> taskManagers, int size) {
-        ProcessCluster.await("every ring node to see " + size + " members", Duration.ofSeconds(60), () -> {
+        Deadline.poll("every ring node to see " + size + " members", Duration.ofSeconds(60), () -> {
             Map<String, Map<String, Long>> all = ringStats(stats, taskManagers);
             return all.size() == taskManagers.size()
                     && all.values().stream().allMatch(s -> s.get("ringSize") == size);

@@ -1,7 +1,7 @@
 package io.sr3.flink.cluster;
 
-import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.node.RingStatsClient;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.TestJobSpec;
 import io.sr3.flink.tls.TestCertificates;
 import io.sr3.flink.tools.Sr3Admin;
@@ -74,7 +74,7 @@ class Sr3AdminITCase extends ProcessClusterTestBase {
         Path results = tempDir.resolve("results");
         JobID job = cluster.submit(ClusterJobs.statefulJob(spec, 2, results, Duration.ofMillis(500), true, null));
         cluster.awaitAllTasksRunning(job, JOB_TIMEOUT);
-        ProcessCluster.await("two completed checkpoints of " + job, JOB_TIMEOUT, () -> cluster.completedCheckpoints(job) >= 2,
+        Deadline.poll("two completed checkpoints of " + job, JOB_TIMEOUT, () -> cluster.completedCheckpoints(job) >= 2,
                 () -> cluster.checkpoints(job).toString());
         cluster.cancel(job);
         cluster.awaitJobStatus(job, JOB_TIMEOUT, "CANCELED");
@@ -247,10 +247,7 @@ class Sr3AdminITCase extends ProcessClusterTestBase {
     }
 
     private Result admin(String... args) throws Exception {
-        String testClasspath = System.getProperty("surefire.test.class.path");
-        String classpath = testClasspath != null && !testClasspath.isBlank()
-                ? testClasspath : System.getProperty("java.class.path");
-        return run(List.of(classpath), args);
+        return run(List.of(ProcessLauncher.classpath()), args);
     }
 
     private Result run(List<String> classpath, String... args) throws Exception {
@@ -259,10 +256,10 @@ class Sr3AdminITCase extends ProcessClusterTestBase {
                 "rootLogger.appenderRef.err.ref = Err", "appender.err.name = Err", "appender.err.type = Console",
                 "appender.err.target = SYSTEM_ERR", "appender.err.layout.type = PatternLayout",
                 "appender.err.layout.pattern = %-5p %c{1} - %m%n", ""));
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command = new ArrayList<>(List.of(ProcessLauncher.javaBinary(),
                 "-Xmx256m", "-Djava.io.tmpdir=" + Files.createDirectories(tempDir.resolve("admin-tmp")),
                 "-Dlog4j2.configurationFile=" + logConfig.toUri()));
-        command.addAll(ProcessCluster.JAVA_OPENS);
+        command.addAll(ProcessLauncher.JAVA_OPENS);
         command.addAll(List.of("-cp", String.join(File.pathSeparator, classpath), Sr3Admin.class.getName()));
         command.addAll(Arrays.asList(args));
         Path stdout = Files.createTempFile(tempDir, "admin", ".out");

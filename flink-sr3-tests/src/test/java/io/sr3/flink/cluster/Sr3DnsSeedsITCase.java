@@ -3,7 +3,9 @@ package io.sr3.flink.cluster;
 import io.sr3.flink.Sr3RingNodeMain;
 import io.sr3.flink.node.RingStatsClient;
 import io.sr3.flink.ring.SeedAddresses;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.transport.TransportSecurity;
+import org.apache.flink.util.FileUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -70,14 +72,14 @@ class Sr3DnsSeedsITCase {
                 node.process().destroyForcibly();
                 node.process().waitFor(30, TimeUnit.SECONDS);
             }
-            ProcessCluster.deleteRecursively(node.directory().resolve("store"));
-            ProcessCluster.deleteRecursively(node.directory().resolve("tmp"));
+            FileUtils.deleteDirectoryQuietly(node.directory().resolve("store").toFile());
+            FileUtils.deleteDirectoryQuietly(node.directory().resolve("tmp").toFile());
         }
     }
 
     @Test
     void nodesSeededWithOneNameFindEveryAddressItResolvesToAndLaterOnes() throws Exception {
-        int ringPort = ProcessCluster.freePort(HOSTS);
+        int ringPort = FreePorts.freePort(HOSTS);
         Files.createDirectories(workDir);
         Path hostsFile = workDir.resolve("hosts");
         Path secretFile = Files.writeString(workDir.resolve("secret"), SECRET + "\n");
@@ -114,24 +116,15 @@ class Sr3DnsSeedsITCase {
             throws IOException {
         Path dir = Files.createDirectories(workDir.resolve("node-" + host));
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
-        Files.writeString(dir.resolve("log4j2.properties"), String.join("\n",
-                "rootLogger.level = INFO",
-                "rootLogger.appenderRef.file.ref = FileAppender",
-                "appender.file.name = FileAppender",
-                "appender.file.type = File",
-                "appender.file.fileName = " + dir.resolve("node.log"),
-                "appender.file.layout.type = PatternLayout",
-                "appender.file.layout.pattern = %d{HH:mm:ss,SSS} %-5p [%t] %c{1} - %m%n", ""));
-        String testClasspath = System.getProperty("surefire.test.class.path");
+        ClusterConfigWriter.writeLogConfig(dir.resolve("log4j2.properties"), dir.resolve("node.log"));
         List<String> command = List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                ProcessLauncher.javaBinary(),
                 "-Xmx128m",
                 "-Djava.io.tmpdir=" + tmp,
                 "-Djdk.net.hosts.file=" + hostsFile,
                 "-Dsun.net.inetaddr.ttl=0",
                 "-Dlog4j2.configurationFile=" + dir.resolve("log4j2.properties").toUri(),
-                "-cp", testClasspath != null && !testClasspath.isBlank()
-                        ? testClasspath : System.getProperty("java.class.path"),
+                "-cp", ProcessLauncher.classpath(),
                 Sr3RingNodeMain.class.getName(),
                 "--secret-file", secretFile.toString(),
                 "sr3.ring.seeds=" + seeds,
@@ -151,7 +144,7 @@ class Sr3DnsSeedsITCase {
     /** Waits for the node's {@code READY <host:port>} line; fails at once if the process exits. */
     private static void awaitReady(NodeProcess node) {
         String ready = "READY " + node.address();
-        ProcessCluster.await(node + " to print '" + ready + "'", START_TIMEOUT, () -> {
+        Deadline.poll(node + " to print '" + ready + "'", START_TIMEOUT, () -> {
             if (!node.process().isAlive()) {
                 throw new IllegalStateException(node + " exited with " + node.process().exitValue() + ": "
                         + read(node.directory().resolve("stderr.txt")));
@@ -162,7 +155,7 @@ class Sr3DnsSeedsITCase {
 
     /** Waits until every node answers STATS and sees a ring of exactly {@code size} storage nodes. */
     private void awaitRingSize(int size) {
-        ProcessCluster.await("every ring node to see " + size + " members", RING_TIMEOUT, () -> {
+        Deadline.poll("every ring node to see " + size + " members", RING_TIMEOUT, () -> {
             Map<String, Map<String, Long>> all = ringStats();
             return all.size() == nodes.size() && all.values().stream().allMatch(s -> s.get("ringSize") == size);
         }, () -> "ring sizes " + ringSizes() + "; logs in " + workDir);

@@ -4,13 +4,13 @@ import io.sr3.flink.Sr3Options;
 import io.sr3.flink.cluster.CheckpointPlacement.FileCopies;
 import io.sr3.flink.cluster.CheckpointPlacement.Victims;
 import io.sr3.flink.cluster.ClusterJobs.Pipeline;
-import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.fs.RingCensus;
 import io.sr3.flink.fs.Sr3FileSystem;
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.RingStatsClient;
 import io.sr3.flink.ring.Member;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.TestJobSpec;
 import io.sr3.flink.transport.TransportSecurity;
 import org.apache.flink.api.common.JobID;
@@ -137,7 +137,7 @@ class Sr3ProcessClusterCostAwareReplicationITCase extends ProcessClusterTestBase
         try (RingNode client = ringClient()) {
             Sr3FileSystem fs = (Sr3FileSystem) Sr3FileSystem.unwrap(FileSystem.get(URI.create("sr3:///")));
             kill = new Kill(client, fs, job, vertexNames(graph), costlyCopies, readers);
-            ProcessCluster.await("a checkpoint whose costly state has " + costlyCopies + " copies and its cheap state 2, "
+            Deadline.poll("a checkpoint whose costly state has " + costlyCopies + " copies and its cheap state 2, "
                     + "with two holders of a costly block that hold all copies of nothing else; then their SIGKILL",
                     PLACEMENT_TIMEOUT, kill::killIfFound, kill::lastSeen);
         } finally {
@@ -172,7 +172,7 @@ class Sr3ProcessClusterCostAwareReplicationITCase extends ProcessClusterTestBase
 
     /**
      * Censuses each new completed checkpoint and SIGKILLs the chosen pair as soon as one qualifies;
-     * state for {@link ProcessCluster#await}.
+     * state for {@link Deadline#poll}.
      */
     private final class Kill {
         private final RingNode client;
@@ -337,7 +337,7 @@ class Sr3ProcessClusterCostAwareReplicationITCase extends ProcessClusterTestBase
         Set<String> taskManagers = cluster.liveTaskManagers().stream().map(FlinkProcess::ringAddress)
                 .collect(Collectors.toSet());
         try {
-            ProcessCluster.await("the test's ring client to see the TaskManagers " + taskManagers, Duration.ofSeconds(30),
+            Deadline.poll("the test's ring client to see the TaskManagers " + taskManagers, Duration.ofSeconds(30),
                     () -> client.membership().members().stream().map(Member::id).collect(Collectors.toSet())
                             .equals(taskManagers),
                     () -> client.membership().members().toString());

@@ -1,9 +1,9 @@
 package io.sr3.flink.cluster;
 
-import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.node.RingStatsClient;
-import io.sr3.flink.transport.TransportSecurity;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.TestJobSpec;
+import io.sr3.flink.transport.TransportSecurity;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
@@ -55,7 +55,7 @@ class Sr3ProcessClusterFailoverITCase extends ProcessClusterTestBase {
         Path results = tempDir.resolve("results");
         JobID job = cluster.submit(ClusterJobs.statefulJob(spec, 4, results, INTERVAL, false, null));
         cluster.awaitAllTasksRunning(job, JOB_TIMEOUT);
-        ProcessCluster.await("two completed checkpoints of " + job, JOB_TIMEOUT, () -> cluster.completedCheckpoints(job) >= 2,
+        Deadline.poll("two completed checkpoints of " + job, JOB_TIMEOUT, () -> cluster.completedCheckpoints(job) >= 2,
                 () -> cluster.checkpoints(job).toString());
         Map<String, Map<String, Long>> before = ringStats(stats, cluster.liveTaskManagers());
         assertThat(before.values()).as("ring nodes hold checkpoint data before the kill: %s", before)

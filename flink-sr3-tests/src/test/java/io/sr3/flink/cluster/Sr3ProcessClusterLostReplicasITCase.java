@@ -1,6 +1,6 @@
 package io.sr3.flink.cluster;
 
-import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.FileResultSink;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
@@ -29,7 +29,7 @@ class Sr3ProcessClusterLostReplicasITCase extends ProcessClusterTestBase {
         Path results = tempDir.resolve("results");
         JobID job = cluster.submit(ClusterJobs.statefulJob(spec, 2, results, Duration.ofMillis(500), false, null));
         cluster.awaitAllTasksRunning(job, JOB_TIMEOUT);
-        ProcessCluster.await("two completed checkpoints of " + job, JOB_TIMEOUT, () -> cluster.completedCheckpoints(job) >= 2,
+        Deadline.poll("two completed checkpoints of " + job, JOB_TIMEOUT, () -> cluster.completedCheckpoints(job) >= 2,
                 () -> cluster.checkpoints(job).toString());
 
         List<FlinkProcess> holders = cluster.liveTaskManagers();

@@ -1,9 +1,9 @@
 package io.sr3.flink.cluster;
 
-import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.node.RingStatsClient;
-import io.sr3.flink.transport.TransportSecurity;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.TestJobSpec;
+import io.sr3.flink.transport.TransportSecurity;
 import org.apache.flink.api.common.JobID;
 import org.junit.jupiter.api.Test;
 
@@ -39,7 +39,7 @@ class Sr3ProcessClusterRepairITCase extends ProcessClusterTestBase {
 
         JobID first = cluster.submit(ClusterJobs.statefulJob(spec, 4, results, Duration.ofMillis(500), true, null));
         cluster.awaitAllTasksRunning(first, JOB_TIMEOUT);
-        ProcessCluster.await("two completed checkpoints of " + first, JOB_TIMEOUT,
+        Deadline.poll("two completed checkpoints of " + first, JOB_TIMEOUT,
                 () -> cluster.completedCheckpoints(first) >= 2, () -> cluster.checkpoints(first).toString());
         cluster.cancel(first);
         cluster.awaitJobStatus(first, JOB_TIMEOUT, "CANCELED");
@@ -69,7 +69,7 @@ class Sr3ProcessClusterRepairITCase extends ProcessClusterTestBase {
     }
 
     private void awaitRepaired(List<FlinkProcess> nodes) {
-        ProcessCluster.await("no under-replicated block on " + nodes, Duration.ofSeconds(60), () -> {
+        Deadline.poll("no under-replicated block on " + nodes, Duration.ofSeconds(60), () -> {
             Map<String, Map<String, Long>> all = ringStats(stats, nodes);
             return all.size() == nodes.size()
                     && all.values().stream().allMatch(s -> s.get("repairPending") == 0

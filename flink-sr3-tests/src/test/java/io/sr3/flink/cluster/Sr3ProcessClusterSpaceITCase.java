@@ -1,8 +1,9 @@
 package io.sr3.flink.cluster;
 
 import io.sr3.flink.node.RingStatsClient;
-import io.sr3.flink.transport.TransportSecurity;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.TestJobSpec;
+import io.sr3.flink.transport.TransportSecurity;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
@@ -42,7 +43,7 @@ class Sr3ProcessClusterSpaceITCase extends ProcessClusterTestBase {
         TestJobSpec spec = TestJobSpec.of("process-space").withRecords(400_000, 1_000).withKeys(64).withPayload(1024, 4);
         Path results = tempDir.resolve("results");
         JobID job = cluster.submit(ClusterJobs.statefulJob(spec, 2, results, Duration.ofMillis(100), true, null));
-        ProcessCluster.await(CHECKPOINTS + " completed checkpoints of " + job, Duration.ofSeconds(240),
+        Deadline.poll(CHECKPOINTS + " completed checkpoints of " + job, Duration.ofSeconds(240),
                 () -> cluster.completedCheckpoints(job) >= CHECKPOINTS, () -> cluster.checkpoints(job).path("counts").toString());
 
         JsonNode latest = cluster.checkpoints(job).path("latest").path("completed");

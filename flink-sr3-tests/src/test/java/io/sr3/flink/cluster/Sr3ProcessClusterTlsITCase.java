@@ -1,7 +1,7 @@
 package io.sr3.flink.cluster;
 
-import io.sr3.flink.cluster.ProcessCluster.FlinkProcess;
 import io.sr3.flink.node.RingStatsClient;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.TestJobSpec;
 import io.sr3.flink.tls.TestCertificates;
 import io.sr3.flink.transport.TransportSecurity;
@@ -54,7 +54,7 @@ class Sr3ProcessClusterTlsITCase extends ProcessClusterTestBase {
         Path results = tempDir.resolve("results");
         JobID job = cluster.submit(ClusterJobs.statefulJob(spec, 3, results, Duration.ofMillis(500), false, null));
         cluster.awaitAllTasksRunning(job, JOB_TIMEOUT);
-        ProcessCluster.await("two completed checkpoints of " + job, JOB_TIMEOUT,
+        Deadline.poll("two completed checkpoints of " + job, JOB_TIMEOUT,
                 () -> cluster.completedCheckpoints(job) >= 2, () -> cluster.checkpoints(job).toString());
         List<FlinkProcess> live = cluster.liveTaskManagers();
         cluster.kill(live.get(1));

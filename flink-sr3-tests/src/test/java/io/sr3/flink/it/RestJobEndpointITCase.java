@@ -2,15 +2,14 @@ package io.sr3.flink.it;
 
 import io.sr3.flink.RestJobEndpoint;
 import io.sr3.flink.pacing.JobView;
+import io.sr3.flink.testing.Deadline;
+import io.sr3.flink.testing.EmbeddedCluster;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.functions.RichMapFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MetricOptions;
-import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.WebOptions;
-import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.junit.jupiter.api.AfterEach;
@@ -22,8 +21,6 @@ import java.io.IOException;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,31 +37,19 @@ class RestJobEndpointITCase {
     @TempDir
     Path tempDir;
 
-    private MiniCluster miniCluster;
-    private JobID jobId;
+    private EmbeddedCluster cluster;
 
     @BeforeEach
     void startCluster() throws Exception {
-        Configuration cluster = new Configuration();
-        cluster.set(RestOptions.BIND_PORT, "0");
-        cluster.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofMillis(200));
-        cluster.set(WebOptions.REFRESH_INTERVAL, Duration.ofMillis(200));
-        cluster.setString("io.tmp.dirs", tempDir.toString());
-        miniCluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-                .setConfiguration(cluster).setNumTaskManagers(1).setNumSlotsPerTaskManager(1).build());
-        miniCluster.start();
+        Configuration config = new Configuration();
+        config.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofMillis(200));
+        config.set(WebOptions.REFRESH_INTERVAL, Duration.ofMillis(200));
+        cluster = EmbeddedCluster.start(config, 1, 1, tempDir);
     }
 
     @AfterEach
     void stopCluster() throws Exception {
-        try {
-            if (jobId != null && !miniCluster.getJobStatus(jobId).get().isGloballyTerminalState()) {
-                miniCluster.cancelJob(jobId).get(30, TimeUnit.SECONDS);
-                miniCluster.requestJobResult(jobId).get(60, TimeUnit.SECONDS);
-            }
-        } finally {
-            miniCluster.close();
-        }
+        cluster.close();
     }
 
     /**
@@ -82,9 +67,8 @@ class RestJobEndpointITCase {
         env.setParallelism(1);
         env.disableOperatorChaining();
         env.fromSequence(0, Long.MAX_VALUE).map(new FailingInEarlyAttempts()).sinkTo(new DiscardingSink<>());
-        jobId = miniCluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
-        RestJobEndpoint endpoint = new RestJobEndpoint(
-                URI.create(miniCluster.getRestAddress().get(30, TimeUnit.SECONDS).toString()), jobId.toString(),
+        JobID jobId = cluster.submit(env.getStreamGraph().getJobGraph());
+        RestJobEndpoint endpoint = new RestJobEndpoint(URI.create(cluster.restUrl()), jobId.toString(),
                 Duration.ofSeconds(5));
 
         JobView view = pollUntil(endpoint, v -> v.restartCount() >= FAILURES && v.counters() != null
@@ -99,22 +83,18 @@ class RestJobEndpointITCase {
      * initializing) is retried, as the pacer does at its next decision.
      */
     private static JobView pollUntil(RestJobEndpoint endpoint, java.util.function.Predicate<JobView> done) {
-        long deadline = System.nanoTime() + TIMEOUT.toNanos();
-        Object last = "none";
-        while (System.nanoTime() < deadline) {
+        Object[] last = {"none"};
+        Deadline.in(TIMEOUT).pollEvery(Duration.ofMillis(100), "the REST view of the job to match", () -> {
             try {
                 JobView view = endpoint.poll();
-                if (done.test(view)) {
-                    return view;
-                }
-                last = view;
+                last[0] = view;
+                return done.test(view);
             } catch (IOException e) {
-                last = e;
+                last[0] = e;
+                return false;
             }
-            // Poll interval, not a wait for an event.
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(100));
-        }
-        throw new AssertionError("Timed out after " + TIMEOUT + "; last poll: " + last);
+        }, () -> "last poll: " + last[0]);
+        return (JobView) last[0];
     }
 
     /** Throws after a few records in each of the task's first {@link #FAILURES} attempts. */

@@ -2,14 +2,12 @@ package io.sr3.flink.it;
 
 import io.sr3.flink.CheckpointPacerMXBean;
 import io.sr3.flink.CheckpointPacers;
-import io.sr3.flink.Sr3CheckpointStorageFactory;
 import io.sr3.flink.Sr3Options;
 import io.sr3.flink.Sr3PacingOptions;
-import io.sr3.flink.Sr3StateBackendFactory;
 import io.sr3.flink.WorkingState;
-import io.sr3.flink.node.LocalRing;
-import io.sr3.flink.node.NodeConfig;
-import io.sr3.flink.node.RingNode;
+import io.sr3.flink.testing.Deadline;
+import io.sr3.flink.testing.EmbeddedCluster;
+import io.sr3.flink.testing.InJvmRing;
 import io.sr3.flink.testjob.BurstSchedule.Phase;
 import io.sr3.flink.testjob.BurstSchedule;
 import io.sr3.flink.testjob.BurstyRuns;
@@ -20,20 +18,17 @@ import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.HeartbeatManagerOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
-import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.configuration.WebOptions;
 import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
 import org.apache.flink.runtime.jobmaster.JobResult;
-import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.IOUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -50,8 +45,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 import static io.sr3.flink.it.Sr3ITCaseSupport.assertExactResults;
 import static io.sr3.flink.it.Sr3ITCaseSupport.assertSucceeded;
@@ -92,60 +85,30 @@ class Sr3CheckpointPacingITCase {
     @TempDir
     Path tempDir;
 
-    private final List<RingNode> nodes = new ArrayList<>();
-    private MiniCluster miniCluster;
+    private InJvmRing ring;
+    private EmbeddedCluster cluster;
     private String restUrl;
     private String runId;
-    private JobID jobId;
 
     @BeforeEach
     void startCluster() throws Exception {
-        for (RingNode stray : LocalRing.nodes()) {
-            stray.close();
-        }
-        NodeConfig base = Sr3Options.nodeConfig(sr3Options());
-        for (int i = 0; i < 2; i++) {
-            nodes.add(RingNode.start(base.withPortAndStore(0, tempDir.resolve("ring-node-" + i))));
-        }
-        await("ring membership", Duration.ofSeconds(30),
-                () -> nodes.stream().allMatch(n -> n.membership().members().size() == nodes.size()));
-        Configuration cluster = flinkSr3Options();
-        cluster.set(RestOptions.BIND_PORT, "0");
-        cluster.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("48m"));
-        cluster.set(HeartbeatManagerOptions.HEARTBEAT_INTERVAL, Duration.ofSeconds(1));
-        cluster.set(HeartbeatManagerOptions.HEARTBEAT_TIMEOUT, Duration.ofSeconds(5));
+        ring = InJvmRing.start(sr3Options(), 2, tempDir.resolve("ring"));
+        Configuration config = flinkSr3Options();
+        config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("48m"));
         // What the pacer reads must be fresh: the defaults (10 s, 3 s) would hide a 10 s burst.
-        cluster.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofMillis(200));
-        cluster.set(RestOptions.CACHE_CHECKPOINT_STATISTICS_TIMEOUT, Duration.ofMillis(200));
-        cluster.set(WebOptions.REFRESH_INTERVAL, Duration.ofMillis(200));
-        cluster.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 1000);
-        cluster.setString("io.tmp.dirs", tempDir.resolve("flink-tmp").toString());
-        miniCluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-                .setConfiguration(cluster).setNumTaskManagers(1).setNumSlotsPerTaskManager(KEYED_PARALLELISM).build());
-        miniCluster.start();
-        restUrl = miniCluster.getRestAddress().get(30, TimeUnit.SECONDS).toString();
+        config.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofMillis(200));
+        config.set(RestOptions.CACHE_CHECKPOINT_STATISTICS_TIMEOUT, Duration.ofMillis(200));
+        config.set(WebOptions.REFRESH_INTERVAL, Duration.ofMillis(200));
+        config.set(WebOptions.CHECKPOINTS_HISTORY_SIZE, 1000);
+        cluster = EmbeddedCluster.start(config, 1, KEYED_PARALLELISM, tempDir.resolve("flink"));
+        restUrl = cluster.restUrl();
     }
 
     @AfterEach
     void stopCluster() throws Exception {
         try {
-            if (miniCluster != null && jobId != null && !miniCluster.getJobStatus(jobId).get().isGloballyTerminalState()) {
-                // A test that failed early leaves its job running; the cluster closes quickly only without it.
-                miniCluster.cancelJob(jobId).get(30, TimeUnit.SECONDS);
-                miniCluster.requestJobResult(jobId).get(60, TimeUnit.SECONDS);
-            }
+            IOUtils.closeAll(cluster, ring);
         } finally {
-            closeClusterAndRing();
-        }
-    }
-
-    private void closeClusterAndRing() throws Exception {
-        try {
-            if (miniCluster != null) {
-                miniCluster.close();
-            }
-        } finally {
-            nodes.forEach(RingNode::close);
             if (runId != null) {
                 RunRegistry.remove(runId);
                 BurstyRuns.remove(runId);
@@ -205,18 +168,18 @@ class Sr3CheckpointPacingITCase {
         StreamExecutionEnvironment env = new StreamExecutionEnvironment(job);
         env.setParallelism(KEYED_PARALLELISM);
         BurstyTestJob.addToEnvironment(env, spec, SCHEDULE, RecordWork.blocking(WORK_MICROS), 1_000);
-        jobId = miniCluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
-        CompletableFuture<JobResult> result = miniCluster.requestJobResult(jobId);
+        JobID jobId = cluster.submit(env.getStreamGraph().getJobGraph());
+        CompletableFuture<JobResult> result = cluster.miniCluster().requestJobResult(jobId);
 
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        await("the pacer to start", JOB_TIMEOUT, () -> CheckpointPacers.running(jobId.toString()).isPresent()
+        Deadline.poll("the pacer to start", JOB_TIMEOUT, () -> CheckpointPacers.running(jobId.toString()).isPresent()
                 || result.isDone());
         CheckpointPacerMXBean pacer = CheckpointPacers.running(jobId.toString())
                 .orElseThrow(() -> new AssertionError("No pacer ran for job " + jobId));
         CheckpointPacerMXBean overJmx = JMX.newMXBeanProxy(server, CheckpointPacers.objectName(jobId.toString()),
                 CheckpointPacerMXBean.class);
         assertThat(overJmx.getMaxRecoveryTimeMillis()).isEqualTo(bound.toMillis());
-        await("the job to finish", JOB_TIMEOUT, result::isDone);
+        Deadline.poll("the job to finish", JOB_TIMEOUT, result::isDone);
         JobResult jobResult = result.get();
         RunRegistry.Run run = RunRegistry.run(runId);
         assertSucceeded(jobResult, run);
@@ -224,8 +187,7 @@ class Sr3CheckpointPacingITCase {
 
         long origin = BurstyRuns.run(runId).originIfStarted();
         List<Long> triggers = new ArrayList<>();
-        for (AbstractCheckpointStats c : miniCluster.getExecutionGraph(jobId).get(30, TimeUnit.SECONDS)
-                .getCheckpointStatsSnapshot().getHistory().getCheckpoints()) {
+        for (AbstractCheckpointStats c : cluster.graph(jobId).getCheckpointStatsSnapshot().getHistory().getCheckpoints()) {
             if (c.getStatus() == CheckpointStatsStatus.COMPLETED) {
                 triggers.add(c.getTriggerTimestamp() - origin);
             }
@@ -264,32 +226,14 @@ class Sr3CheckpointPacingITCase {
     }
 
     private static Configuration sr3Options() {
-        Configuration c = new Configuration();
+        Configuration c = Sr3TestCluster.fastRingOptions();
         c.set(Sr3Options.WORKING_STATE, WorkingState.HEAP);
-        c.set(Sr3Options.REPLICATION_FACTOR, 2);
-        c.set(Sr3Options.FAILURE_DETECTOR_INTERVAL, Duration.ofMillis(200));
-        c.set(Sr3Options.FAILURE_DETECTOR_TIMEOUT, Duration.ofSeconds(2));
-        c.set(Sr3Options.REQUEST_TIMEOUT, Duration.ofSeconds(3));
         return c;
     }
 
     private Configuration flinkSr3Options() {
         Configuration c = sr3Options();
-        c.set(StateBackendOptions.STATE_BACKEND, Sr3StateBackendFactory.class.getName());
-        c.set(CheckpointingOptions.CHECKPOINT_STORAGE, Sr3CheckpointStorageFactory.class.getName());
-        c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, "sr3:///it-pacing/" + tempDir.getFileName());
-        c.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
+        Sr3TestCluster.checkpointOnTheRing(c, "sr3:///it-pacing/" + tempDir.getFileName());
         return c;
-    }
-
-    private static void await(String what, Duration timeout, java.util.function.BooleanSupplier condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("Timed out after " + timeout + " waiting for " + what);
-            }
-            // Poll interval, not a wait for an event.
-            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(25));
-        }
     }
 }

@@ -1,31 +1,26 @@
 package io.sr3.flink.it;
 
-import io.sr3.flink.Sr3CheckpointStorageFactory;
 import io.sr3.flink.Sr3Options;
 import io.sr3.flink.Sr3PacingOptions;
 import io.sr3.flink.Sr3ReplicationOptions;
-import io.sr3.flink.Sr3StateBackendFactory;
 import io.sr3.flink.WorkingState;
 import io.sr3.flink.fs.FileBlock;
 import io.sr3.flink.fs.Sr3FileSystem;
-import io.sr3.flink.node.LocalRing;
-import io.sr3.flink.node.NodeConfig;
-import io.sr3.flink.node.RingNode;
 import io.sr3.flink.replication.ReplicationMode;
+import io.sr3.flink.testing.Deadline;
+import io.sr3.flink.testing.EmbeddedCluster;
+import io.sr3.flink.testing.InJvmRing;
 import io.sr3.flink.testjob.StatefulTestJob;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.HeartbeatManagerOptions;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.MetricOptions;
 import org.apache.flink.configuration.RestOptions;
-import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FileStatus;
-import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.runtime.OperatorIDPair;
 import org.apache.flink.runtime.checkpoint.Checkpoints;
 import org.apache.flink.runtime.checkpoint.OperatorState;
@@ -33,8 +28,6 @@ import org.apache.flink.runtime.checkpoint.OperatorSubtaskState;
 import org.apache.flink.runtime.checkpoint.metadata.CheckpointMetadata;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobgraph.JobVertex;
-import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.runtime.state.IncrementalKeyedStateHandle.HandleAndLocalPath;
 import org.apache.flink.runtime.state.IncrementalRemoteKeyedStateHandle;
 import org.apache.flink.runtime.state.KeyGroupsStateHandle;
@@ -42,6 +35,7 @@ import org.apache.flink.runtime.state.KeyedStateHandle;
 import org.apache.flink.runtime.state.filesystem.FileStateHandle;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.util.IOUtils;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -56,8 +50,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 
 
 /**
@@ -77,61 +69,32 @@ class Sr3CostAwareReplicationITCase {
     @TempDir
     Path tempDir;
 
-    private final List<RingNode> nodes = new ArrayList<>();
-    private MiniCluster miniCluster;
-    private JobID jobId;
+    private InJvmRing ring;
+    private EmbeddedCluster cluster;
 
     @BeforeEach
     void startCluster() throws Exception {
-        for (RingNode stray : LocalRing.nodes()) {
-            stray.close();
-        }
-        NodeConfig base = Sr3Options.nodeConfig(sr3Options());
-        for (int i = 0; i < 4; i++) {
-            nodes.add(RingNode.start(base.withPortAndStore(0, tempDir.resolve("ring-node-" + i))));
-        }
-        poll("ring membership", () -> nodes.stream().allMatch(n -> n.membership().members().size() == 4));
-        Configuration cluster = sr3Options();
-        cluster.set(RestOptions.BIND_PORT, "0");
-        cluster.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("48m"));
-        cluster.set(HeartbeatManagerOptions.HEARTBEAT_INTERVAL, Duration.ofSeconds(1));
-        cluster.set(HeartbeatManagerOptions.HEARTBEAT_TIMEOUT, Duration.ofSeconds(5));
-        cluster.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofMillis(500));
-        cluster.set(RestOptions.CACHE_CHECKPOINT_STATISTICS_TIMEOUT, Duration.ofMillis(200));
-        cluster.setString("io.tmp.dirs", tempDir.resolve("flink-tmp").toString());
-        miniCluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-                .setConfiguration(cluster).setNumTaskManagers(1).setNumSlotsPerTaskManager(2).build());
-        miniCluster.start();
+        ring = InJvmRing.start(sr3Options(), 4, tempDir.resolve("ring"));
+        Configuration config = sr3Options();
+        config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("48m"));
+        config.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofMillis(500));
+        config.set(RestOptions.CACHE_CHECKPOINT_STATISTICS_TIMEOUT, Duration.ofMillis(200));
+        cluster = EmbeddedCluster.start(config, 1, 2, tempDir.resolve("flink"));
     }
 
     @AfterEach
     void stopCluster() throws Exception {
-        try {
-            if (miniCluster != null && jobId != null && !miniCluster.getJobStatus(jobId).get().isGloballyTerminalState()) {
-                miniCluster.cancelJob(jobId).get(30, TimeUnit.SECONDS);
-                miniCluster.requestJobResult(jobId).get(60, TimeUnit.SECONDS);
-            }
-        } finally {
-            if (miniCluster != null) {
-                miniCluster.close();
-            }
-            for (RingNode node : nodes) {
-                node.close();
-            }
-        }
+        IOUtils.closeAll(cluster, ring);
     }
 
     @ParameterizedTest(name = "{0}")
     @EnumSource(WorkingState.class)
     void theSmallCostlyStateGetsThreeCopiesAndTheLargeCheapStateTwo(WorkingState workingState) throws Exception {
-        String restUrl = miniCluster.getRestAddress().get(30, TimeUnit.SECONDS).toString();
+        String restUrl = cluster.restUrl();
         Configuration job = sr3Options();
         job.set(Sr3Options.WORKING_STATE, workingState);
         job.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
-        job.set(StateBackendOptions.STATE_BACKEND, Sr3StateBackendFactory.class.getName());
-        job.set(CheckpointingOptions.CHECKPOINT_STORAGE, Sr3CheckpointStorageFactory.class.getName());
-        job.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, "sr3:///it-replication/" + tempDir.getFileName());
-        job.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
+        Sr3TestCluster.checkpointOnTheRing(job, "sr3:///it-replication/" + tempDir.getFileName());
         job.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofSeconds(1));
         job.set(Sr3ReplicationOptions.MODE, ReplicationMode.COST_AWARE);
         job.set(Sr3ReplicationOptions.BUDGET, 2.3);
@@ -145,14 +108,16 @@ class Sr3CostAwareReplicationITCase {
         StatefulTestJob.build(env, costly, "-costly").sinkTo(new DiscardingSink<>()).name("sink-costly");
         StatefulTestJob.build(env, cheap, "-cheap").sinkTo(new DiscardingSink<>()).name("sink-cheap");
         JobGraph graph = env.getStreamGraph().getJobGraph();
-        jobId = miniCluster.submitJob(graph).get(30, TimeUnit.SECONDS).getJobID();
+        JobID jobId = cluster.submit(graph);
 
         Sr3FileSystem fs = (Sr3FileSystem) Sr3FileSystem.unwrap(
                 new org.apache.flink.core.fs.Path("sr3:///").getFileSystem());
         org.apache.flink.core.fs.Path jobDir = new org.apache.flink.core.fs.Path(
                 "sr3:///it-replication/" + tempDir.getFileName() + "/" + jobId);
         Map<String, List<Integer>> seen = new HashMap<>();
-        poll("a checkpoint whose costly state has 3 copies and cheap state 2, per file and per block", () -> {
+        // Every poll reads the metadata and the manifests of a whole checkpoint: not more often than every 250 ms.
+        Deadline.in(DEADLINE).pollEvery(Duration.ofMillis(250),
+                "a checkpoint whose costly state has 3 copies and cheap state 2, per file and per block", () -> {
             try {
                 seen.clear();
                 seen.putAll(copiesByVertex(fs, jobDir, graph));
@@ -249,26 +214,6 @@ class Sr3CostAwareReplicationITCase {
     }
 
     private static Configuration sr3Options() {
-        Configuration c = new Configuration();
-        c.set(Sr3Options.REPLICATION_FACTOR, 2);
-        c.set(Sr3Options.FAILURE_DETECTOR_INTERVAL, Duration.ofMillis(200));
-        c.set(Sr3Options.FAILURE_DETECTOR_TIMEOUT, Duration.ofSeconds(2));
-        c.set(Sr3Options.REQUEST_TIMEOUT, Duration.ofSeconds(3));
-        return c;
-    }
-
-    private static void poll(String what, java.util.function.BooleanSupplier condition) {
-        poll(what, condition, () -> "");
-    }
-
-    private static void poll(String what, java.util.function.BooleanSupplier condition,
-            java.util.function.Supplier<String> detail) {
-        long deadline = System.nanoTime() + DEADLINE.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("Timed out after " + DEADLINE + " waiting for " + what + "; " + detail.get());
-            }
-            LockSupport.parkNanos(Duration.ofMillis(250).toNanos());
-        }
+        return Sr3TestCluster.fastRingOptions();
     }
 }

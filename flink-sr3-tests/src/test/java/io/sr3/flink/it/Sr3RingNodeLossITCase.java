@@ -7,6 +7,7 @@ import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.NodeMetrics;
 import io.sr3.flink.node.ReplicasUnreachableException;
 import io.sr3.flink.node.RingNode;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testjob.RunRegistry;
 import io.sr3.flink.testjob.TestJobSpec;
 import io.sr3.flink.testjob.TestJobSpec.FailureMode;
@@ -96,7 +97,7 @@ class Sr3RingNodeLossITCase extends Sr3ClusterTestBase {
         String complete = checkpointAndAwaitNotification(job, run, 2);
 
         nodes.get(2).close();
-        Sr3TestCluster.awaitCondition("the ring to drop the stopped node", Sr3TestCluster.JOB_TIMEOUT,
+        Deadline.poll("the ring to drop the stopped node", Sr3TestCluster.JOB_TIMEOUT,
                 () -> nodes.get(0).membership().members().size() == 2);
         java.util.concurrent.ExecutionException refused = org.junit.jupiter.api.Assertions.assertThrows(
                 java.util.concurrent.ExecutionException.class,
@@ -106,7 +107,7 @@ class Sr3RingNodeLossITCase extends Sr3ClusterTestBase {
         assertThat(nodes.get(0).metrics().failedWrites.get() + nodes.get(1).metrics().failedWrites.get()).isPositive();
 
         run.armFailure();
-        Sr3TestCluster.awaitCondition("a restore from " + complete, Sr3TestCluster.JOB_TIMEOUT,
+        Deadline.poll("a restore from " + complete, Sr3TestCluster.JOB_TIMEOUT,
                 () -> run.restoredStarts() > 0);
         // The job can only finish once a checkpoint completes again (Flink checkpoints finished tasks).
         RingNode back = RingNode.start(nodes.get(2).config().withPortAndStore(0, nodes.get(2).store().directory()));

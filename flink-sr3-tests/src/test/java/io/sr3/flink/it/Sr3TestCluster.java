@@ -4,40 +4,37 @@ import io.sr3.flink.Sr3CheckpointStorageFactory;
 import io.sr3.flink.Sr3Options;
 import io.sr3.flink.Sr3StateBackendFactory;
 import io.sr3.flink.WorkingState;
-import io.sr3.flink.node.LocalRing;
-import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingNode;
+import io.sr3.flink.testing.Deadline;
+import io.sr3.flink.testing.EmbeddedCluster;
+import io.sr3.flink.testing.InJvmRing;
 import io.sr3.flink.testjob.StatefulTestJob;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.HeartbeatManagerOptions;
 import org.apache.flink.configuration.MemorySize;
-import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
-import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.IOUtils;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
- * One test's world: {@code ringNodes} sr3 ring nodes in this JVM (the first one serves the
- * {@code sr3://} FileSystem), then a MiniCluster of {@code 3 x 2} slots, and jobs of
+ * One test's world: an {@link InJvmRing} of {@code ringNodes} sr3 ring nodes (the first one serves
+ * the {@code sr3://} FileSystem), then an {@link EmbeddedCluster} of {@code 3 x 2} slots, and jobs of
  * {@link StatefulTestJob} configured for flink-sr3. {@link #close} stops the MiniCluster before
  * the ring nodes, so nothing of the job touches the ring after its nodes are gone.
  */
@@ -53,8 +50,8 @@ final class Sr3TestCluster implements AutoCloseable {
     private final WorkingState workingState;
     private final Consumer<Configuration> sr3Tweaks;
     private final String checkpointDirectory;
-    private final List<RingNode> nodes = new ArrayList<>();
-    private final MiniCluster miniCluster;
+    private final InJvmRing ring;
+    private final EmbeddedCluster cluster;
 
     Sr3TestCluster(Path tempDir, WorkingState workingState, int ringNodes) throws Exception {
         this(tempDir, workingState, ringNodes, c -> {});
@@ -62,70 +59,67 @@ final class Sr3TestCluster implements AutoCloseable {
 
     /** A cluster whose {@code sr3.*} options are the test defaults adjusted by {@code sr3Tweaks}. */
     Sr3TestCluster(Path tempDir, WorkingState workingState, int ringNodes, Consumer<Configuration> sr3Tweaks) throws Exception {
-        closeStrayRingNodes();
         this.workingState = workingState;
         this.sr3Tweaks = sr3Tweaks;
         this.checkpointDirectory = "sr3:///it/" + tempDir.getFileName() + "-" + System.nanoTime();
+        ring = InJvmRing.start(sr3Options(), ringNodes, tempDir.resolve("ring"));
         try {
-            NodeConfig base = Sr3Options.nodeConfig(sr3Options());
-            for (int i = 0; i < ringNodes; i++) {
-                nodes.add(RingNode.start(base.withPortAndStore(0, tempDir.resolve("ring-node-" + i))));
-            }
-            awaitRingMembership();
-
-            Configuration cluster = new Configuration();
-            cluster.addAll(flinkSr3Options());
-            cluster.set(RestOptions.BIND_PORT, "0");
-            cluster.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("48m"));
+            Configuration config = flinkSr3Options();
+            config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("48m"));
             // Spread slots so that every TaskManager runs a task of a job with parallelism 3.
-            cluster.set(TaskManagerOptions.TASK_MANAGER_LOAD_BALANCE_MODE, TaskManagerOptions.TaskManagerLoadBalanceMode.SLOTS);
-            cluster.set(HeartbeatManagerOptions.HEARTBEAT_INTERVAL, Duration.ofSeconds(1));
-            cluster.set(HeartbeatManagerOptions.HEARTBEAT_TIMEOUT, Duration.ofSeconds(5));
-            cluster.setString("io.tmp.dirs", tempDir.resolve("flink-tmp").toString());
-            miniCluster = new MiniCluster(new MiniClusterConfiguration.Builder()
-                    .setConfiguration(cluster)
-                    .setNumTaskManagers(TASK_MANAGERS)
-                    .setNumSlotsPerTaskManager(SLOTS_PER_TASK_MANAGER)
-                    .build());
-            miniCluster.start();
+            config.set(TaskManagerOptions.TASK_MANAGER_LOAD_BALANCE_MODE, TaskManagerOptions.TaskManagerLoadBalanceMode.SLOTS);
+            cluster = EmbeddedCluster.start(config, TASK_MANAGERS, SLOTS_PER_TASK_MANAGER, tempDir.resolve("flink"));
         } catch (Exception | Error e) {
-            closeNodes();
+            ring.close();
             throw e;
         }
     }
 
     MiniCluster miniCluster() {
-        return miniCluster;
+        return cluster.miniCluster();
     }
 
     /** The ring nodes this test started, oldest (the FileSystem's) first. */
     List<RingNode> nodes() {
-        return nodes;
+        return ring.nodes();
     }
 
-    /** The sr3 keys of this test: fast failure detection, short deadlines, small blocks so files span several blocks. */
-    private Configuration sr3Options() {
+    /**
+     * The {@code sr3.*} keys every MiniCluster test starts from: replication factor 2, fast failure
+     * detection, and a short request deadline (loopback answers in milliseconds; a short deadline
+     * keeps requests to stopped nodes short).
+     */
+    static Configuration fastRingOptions() {
         Configuration c = new Configuration();
-        c.set(Sr3Options.WORKING_STATE, workingState);
         c.set(Sr3Options.REPLICATION_FACTOR, 2);
         c.set(Sr3Options.FAILURE_DETECTOR_INTERVAL, Duration.ofMillis(200));
         c.set(Sr3Options.FAILURE_DETECTOR_TIMEOUT, Duration.ofSeconds(2));
-        c.set(Sr3Options.BLOCK_SIZE, MemorySize.parse("8kb"));
-        // Loopback answers in milliseconds; a short deadline keeps requests to stopped nodes short.
         c.set(Sr3Options.REQUEST_TIMEOUT, Duration.ofSeconds(3));
+        return c;
+    }
+
+    /** Everything that makes a job use flink-sr3 with checkpoints under {@code directory}, as a user would configure it. */
+    static void checkpointOnTheRing(Configuration c, String directory) {
+        c.set(StateBackendOptions.STATE_BACKEND, Sr3StateBackendFactory.class.getName());
+        c.set(CheckpointingOptions.CHECKPOINT_STORAGE, Sr3CheckpointStorageFactory.class.getName());
+        // Must be explicit: anything but sr3:// is rejected by the storage factory.
+        c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, directory);
+        // Nothing inlined into _metadata: every state object is a file on the ring.
+        c.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
+    }
+
+    /** The sr3 keys of this test: {@link #fastRingOptions()}, small blocks so files span several blocks. */
+    private Configuration sr3Options() {
+        Configuration c = fastRingOptions();
+        c.set(Sr3Options.WORKING_STATE, workingState);
+        c.set(Sr3Options.BLOCK_SIZE, MemorySize.parse("8kb"));
         sr3Tweaks.accept(c);
         return c;
     }
 
-    /** Everything that makes a job use flink-sr3, as a user would configure it. */
     private Configuration flinkSr3Options() {
         Configuration c = sr3Options();
-        c.set(StateBackendOptions.STATE_BACKEND, Sr3StateBackendFactory.class.getName());
-        c.set(CheckpointingOptions.CHECKPOINT_STORAGE, Sr3CheckpointStorageFactory.class.getName());
-        // Must be explicit: anything but sr3:// is rejected by the storage factory.
-        c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpointDirectory);
-        // Nothing inlined into _metadata: every state object is a file on the ring.
-        c.set(CheckpointingOptions.FS_SMALL_FILE_THRESHOLD, MemorySize.ZERO);
+        checkpointOnTheRing(c, checkpointDirectory);
         return c;
     }
 
@@ -152,29 +146,30 @@ final class Sr3TestCluster implements AutoCloseable {
         env.setParallelism(parallelism);
         env.setMaxParallelism(MAX_PARALLELISM);
         StatefulTestJob.addToEnvironment(env, spec);
-        JobID jobId = miniCluster.submitJob(env.getStreamGraph().getJobGraph()).get().getJobID();
+        JobID jobId = cluster.submit(env.getStreamGraph().getJobGraph());
         LOG.info("Submitted run {} as job {} with parallelism {} ({})", spec.runId(), jobId, parallelism, workingState);
         return jobId;
     }
 
     JobResult awaitResult(JobID jobId) throws Exception {
-        return miniCluster.requestJobResult(jobId).get(JOB_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+        return cluster.awaitResult(jobId, JOB_TIMEOUT);
     }
 
     /** Triggers a checkpoint, retrying while the job's tasks are still being deployed; returns its path. */
-    String triggerCheckpoint(JobID jobId) throws Exception {
-        long deadline = System.nanoTime() + JOB_TIMEOUT.toNanos();
-        while (true) {
+    String triggerCheckpoint(JobID jobId) {
+        String[] path = new String[1];
+        Exception[] last = new Exception[1];
+        Deadline.poll("a checkpoint of " + jobId, JOB_TIMEOUT, () -> {
             try {
-                return miniCluster.triggerCheckpoint(jobId).get(JOB_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                path[0] = cluster.miniCluster().triggerCheckpoint(jobId).get(JOB_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+                return true;
             } catch (Exception e) {
-                if (System.nanoTime() > deadline) {
-                    throw e;
-                }
+                last[0] = e;
                 LOG.info("Checkpoint of {} not possible yet ({}); retrying", jobId, e.getMessage());
-                pause();
+                return false;
             }
-        }
+        }, () -> "last failure: " + last[0]);
+        return path[0];
     }
 
     /**
@@ -182,11 +177,11 @@ final class Sr3TestCluster implements AutoCloseable {
      * if the job ended first.
      */
     void awaitWhileJobRuns(JobID jobId, String what, BooleanSupplier condition) {
-        awaitCondition(what, JOB_TIMEOUT, () -> {
+        Deadline.poll(what, JOB_TIMEOUT, () -> {
             if (condition.getAsBoolean()) {
                 return true;
             }
-            JobStatus status = miniCluster.getJobStatus(jobId).join();
+            JobStatus status = cluster.miniCluster().getJobStatus(jobId).join();
             if (status.isGloballyTerminalState()) {
                 String failure;
                 try {
@@ -202,48 +197,8 @@ final class Sr3TestCluster implements AutoCloseable {
         });
     }
 
-    /** Polls {@code condition} until it holds or the deadline passes. */
-    static void awaitCondition(String what, Duration timeout, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("Timed out after " + timeout + " waiting for " + what);
-            }
-            pause();
-        }
-    }
-
-    private static void pause() {
-        // Poll interval of awaitCondition, not a wait for an event.
-        LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(25));
-    }
-
-    private void awaitRingMembership() {
-        awaitCondition("every ring node to see all " + nodes.size() + " nodes", Duration.ofSeconds(30),
-                () -> nodes.stream().allMatch(n -> n.membership().members().size() == nodes.size()));
-    }
-
     @Override
     public void close() throws Exception {
-        try {
-            miniCluster.close();
-        } finally {
-            closeNodes();
-        }
-    }
-
-    private void closeNodes() {
-        for (RingNode node : nodes) {
-            node.close();
-        }
-        closeStrayRingNodes();
-    }
-
-    /** Nodes LocalRing started on its own (a late FileSystem call) would serve the next test: stop them. */
-    private static void closeStrayRingNodes() {
-        for (RingNode stray : LocalRing.nodes()) {
-            LOG.warn("Closing ring node {} left over by an earlier test", stray);
-            stray.close();
-        }
+        IOUtils.closeAll(cluster, ring);
     }
 }

@@ -3,6 +3,7 @@ package io.sr3.flink.transport;
 import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.RingStatsClient;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.tls.TestCertificates;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
@@ -23,8 +24,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -38,6 +37,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class Sr3TlsRingTest {
 
     private static final Duration TIMEOUT = Duration.ofSeconds(5);
+    private static final Duration WAIT = Duration.ofSeconds(30);
     private static final TransportLimits LIMITS = new TransportLimits(Duration.ofSeconds(3), Duration.ofMinutes(1), 64, 64);
 
     @TempDir static Path certificates;
@@ -102,31 +102,21 @@ class Sr3TlsRingTest {
         return new TransportSecurity(settings, null, false);
     }
 
-    private static void awaitCondition(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("Timed out waiting for " + what);
-            }
-            TimeUnit.MILLISECONDS.sleep(20);
-        }
-    }
-
     private void assertRefused(RingNode node, TransportSecurity security, String why) throws Exception {
         long before = node.refusedHandshakes();
         warnings.clear();
         assertThatThrownBy(() -> statsClient(security).stats(node.self().id())).as(why).isInstanceOf(IOException.class);
-        awaitCondition(() -> node.refusedHandshakes() > before, "the node to count the refusal of " + why);
-        awaitCondition(() -> warnings.stream().anyMatch(w -> w.contains("Refused sr3") && w.contains("/127.0.0.1:")),
-                "a warning naming the refused peer (" + why + ")");
+        Deadline.poll("the node to count the refusal of " + why, WAIT, () -> node.refusedHandshakes() > before);
+        Deadline.poll("a warning naming the refused peer (" + why + ")", WAIT,
+                () -> warnings.stream().anyMatch(w -> w.contains("Refused sr3") && w.contains("/127.0.0.1:")));
     }
 
     @Test
     void nodesWithCertificatesOfOneCaFormARingAndMoveBlocks() throws Exception {
         RingNode a = node("node-a");
         RingNode b = node("node-b");
-        awaitCondition(() -> a.membership().members().size() == 2 && b.membership().members().size() == 2,
-                "both nodes to see each other over TLS");
+        Deadline.poll("both nodes to see each other over TLS", WAIT,
+                () -> a.membership().members().size() == 2 && b.membership().members().size() == 2);
         byte[] data = new byte[300_000];
         new Random(1).nextBytes(data);
         a.storage().writeAndWait("b-tls-0", data, true);

@@ -1,10 +1,10 @@
 package io.sr3.flink.benchmark.restore;
 
-import io.sr3.flink.harness.InJvmRing;
 import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.restore.BlockFetch;
 import io.sr3.flink.ring.Member;
+import org.apache.flink.util.FileUtils;
 
 import javax.annotation.concurrent.NotThreadSafe;
 
@@ -112,6 +112,6 @@ public final class ShapedRing implements AutoCloseable {
         for (RingNode holder : holders) {
             holder.close();
         }
-        InJvmRing.deleteRecursively(directory);
+        FileUtils.deleteDirectory(directory.toFile());
     }
 }

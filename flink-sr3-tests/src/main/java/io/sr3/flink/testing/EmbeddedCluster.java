@@ -1,4 +1,4 @@
-package io.sr3.flink.harness;
+package io.sr3.flink.testing;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -6,11 +6,14 @@ import org.apache.flink.configuration.ClusterOptions;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.CoreOptions;
 import org.apache.flink.configuration.HeartbeatManagerOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.runtime.client.JobStatusMessage;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.jobgraph.JobGraph;
 import org.apache.flink.runtime.jobmaster.JobResult;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.minicluster.MiniClusterConfiguration;
+import org.apache.flink.util.FileUtils;
 
 import javax.annotation.concurrent.NotThreadSafe;
 
@@ -27,7 +30,9 @@ import java.util.stream.Stream;
 
 /**
  * An embedded Flink {@link MiniCluster} with its own working directory, and the few questions the
- * demo and the benchmarks ask it.
+ * MiniCluster tests, the demo and the benchmarks ask it. Its REST endpoint listens on a free port
+ * ({@link #restUrl()}) unless the configuration names one; {@link #close} cancels the jobs still
+ * running (a cluster with running jobs closes slowly), then stops the cluster.
  *
  * <p>TaskManager {@code i} works in {@code <workDir>/minicluster_<id>/tm_<i>}; RocksDB puts its
  * instances in that directory's {@code tmp/}, which is how {@link #taskManagerWithMostStateInstances}
@@ -59,6 +64,9 @@ public final class EmbeddedCluster implements AutoCloseable {
         // only the heartbeat notices, and Flink's default 50 s timeout would stall the recovery.
         clusterConfig.set(HeartbeatManagerOptions.HEARTBEAT_INTERVAL, Duration.ofSeconds(1));
         clusterConfig.set(HeartbeatManagerOptions.HEARTBEAT_TIMEOUT, Duration.ofSeconds(5));
+        if (!config.contains(RestOptions.BIND_PORT)) {
+            clusterConfig.set(RestOptions.BIND_PORT, "0");
+        }
         MiniCluster miniCluster = new MiniCluster(new MiniClusterConfiguration.Builder()
                 .setConfiguration(clusterConfig)
                 .setNumTaskManagers(taskManagers)
@@ -70,6 +78,11 @@ public final class EmbeddedCluster implements AutoCloseable {
 
     public MiniCluster miniCluster() {
         return miniCluster;
+    }
+
+    /** The REST endpoint, for example {@code http://localhost:37211}. */
+    public String restUrl() throws Exception {
+        return miniCluster.getRestAddress().get(RPC_WAIT.toMillis(), TimeUnit.MILLISECONDS).toString();
     }
 
     public JobID submit(JobGraph job) throws Exception {
@@ -123,10 +136,14 @@ public final class EmbeddedCluster implements AutoCloseable {
         return count;
     }
 
-    /** Closes the MiniCluster; when that hangs, prints every thread's stack first, so the hang can be diagnosed. */
+    /**
+     * Cancels the jobs still running and closes the MiniCluster; when that hangs, prints every
+     * thread's stack first, so the hang can be diagnosed.
+     */
     @Override
     public void close() throws Exception {
         try {
+            cancelRunningJobs();
             miniCluster.closeAsync().get(RPC_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             System.err.println("The MiniCluster did not close within " + RPC_WAIT + "; threads:");
@@ -135,7 +152,16 @@ public final class EmbeddedCluster implements AutoCloseable {
             }
             throw e;
         } finally {
-            InJvmRing.deleteRecursively(workDirectory);
+            FileUtils.deleteDirectory(workDirectory.toFile());
+        }
+    }
+
+    private void cancelRunningJobs() throws Exception {
+        for (JobStatusMessage job : miniCluster.listJobs().get(RPC_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+            if (!job.getJobState().isGloballyTerminalState()) {
+                miniCluster.cancelJob(job.getJobId()).get(RPC_WAIT.toMillis(), TimeUnit.MILLISECONDS);
+                awaitResult(job.getJobId(), Duration.ofSeconds(60));
+            }
         }
     }
 }

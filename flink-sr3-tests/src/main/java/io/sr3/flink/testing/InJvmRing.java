@@ -1,33 +1,49 @@
-package io.sr3.flink.harness;
+package io.sr3.flink.testing;
 
 import io.sr3.flink.Sr3Options;
+import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.NodeMetrics;
 import io.sr3.flink.node.RingNode;
 import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.util.FileUtils;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import javax.annotation.concurrent.NotThreadSafe;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
+import java.util.Collections;
 import java.util.List;
-import java.util.stream.Stream;
 
 /**
- * Several sr3 ring nodes in this JVM, each with its own store directory, talking over loopback.
+ * Several real sr3 ring nodes in this JVM, each with its own store directory and an ephemeral
+ * port, talking over loopback: the ring of the MiniCluster tests, the demo and the benchmarks.
  *
  * <p>The first node started is the oldest, so it serves the {@code sr3://} file system of the
- * whole MiniCluster ({@code LocalRing.current()}) until it stops; then the next oldest takes over.
- * Because writes put the writer's own node first, the serving node holds a replica of every block.
+ * whole JVM ({@link LocalRing#current()}) until it stops; then the next oldest takes over. Because
+ * writes put the writer's own node first, the serving node holds a replica of every block.
+ *
+ * <p>{@link #start} returns once every node sees all the others. Nodes that {@link LocalRing}
+ * started on its own (a late file system call after an earlier ring closed) would serve this ring's
+ * jobs instead of its oldest node, so {@link #start} and {@link #close} stop them.
+ *
+ * <p>The backend module's own tests use {@code TestingRing} instead: they are built before this
+ * module and cannot depend on it.
  */
 @NotThreadSafe
 public final class InJvmRing implements AutoCloseable {
 
+    private static final Logger LOG = LoggerFactory.getLogger(InJvmRing.class);
+
+    /** Loopback membership settles in about one failure-detector round; this allows for a loaded machine. */
+    static final Duration MEMBERSHIP_TIMEOUT = Duration.ofSeconds(30);
+
     private final List<RingNode> nodes = new ArrayList<>();
-    private final List<String> names = new ArrayList<>();
     private final Path baseDirectory;
 
     private InJvmRing(Path baseDirectory) {
@@ -36,22 +52,23 @@ public final class InJvmRing implements AutoCloseable {
 
     /**
      * Starts {@code count} nodes configured from the {@code sr3.*} keys of {@code flinkConfig},
-     * on ephemeral ports, storing under {@code baseDirectory/node-<i>}.
+     * on ephemeral ports, storing under {@code baseDirectory/node-<i>}, and waits until every node
+     * sees all of them. On failure the nodes started so far are stopped.
      */
     public static InJvmRing start(ReadableConfig flinkConfig, int count, Path baseDirectory) throws IOException {
         if (count < 1) {
             throw new IllegalArgumentException("A ring needs at least one node, asked for " + count);
         }
+        closeStrayNodes();
         NodeConfig template = Sr3Options.nodeConfig(flinkConfig);
         InJvmRing ring = new InJvmRing(baseDirectory);
         try {
             for (int i = 0; i < count; i++) {
-                Path store = baseDirectory.resolve("node-" + (i + 1));
-                Files.createDirectories(store);
+                Path store = Files.createDirectories(baseDirectory.resolve("node-" + (i + 1)));
                 ring.nodes.add(RingNode.start(template.withPortAndStore(0, store)));
-                ring.names.add("node-" + (i + 1));
             }
-        } catch (IOException | RuntimeException e) {
+            ring.awaitMembers(count);
+        } catch (IOException | RuntimeException | Error e) {
             ring.close();
             throw e;
         }
@@ -66,13 +83,27 @@ public final class InJvmRing implements AutoCloseable {
         return nodes.get(index);
     }
 
-    /** "node-1", "node-2", ... in start order (oldest first). */
-    public String name(int index) {
-        return names.get(index) + " (" + nodes.get(index).self().id() + ")";
+    /** Every node started, oldest (the file system's) first, stopped ones included. */
+    public List<RingNode> nodes() {
+        return Collections.unmodifiableList(nodes);
     }
 
+    /** "node-1 (id)", "node-2 (id)", ... in start order (oldest first). */
+    public String name(int index) {
+        return shortName(index) + " (" + nodes.get(index).self().id() + ")";
+    }
+
+    /** "node-1", "node-2", ... in start order. */
     public String shortName(int index) {
-        return names.get(index);
+        return "node-" + (index + 1);
+    }
+
+    /** Waits until every running node sees {@code size} members. */
+    public void awaitMembers(int size) {
+        Deadline.poll("every running ring node to see " + size + " members", MEMBERSHIP_TIMEOUT,
+                () -> nodes.stream().filter(RingNode::isRunning).allMatch(n -> n.membership().members().size() == size),
+                () -> nodes.stream().filter(RingNode::isRunning).map(n -> n.membership().members().size()).toList()
+                        + " members seen");
     }
 
     /** Bytes in each node's block store (replicas and manifests), in start order; stopped nodes included. */
@@ -117,24 +148,20 @@ public final class InJvmRing implements AutoCloseable {
                 m.replicaFallbacks.get(), m.underReplicatedWrites.get());
     }
 
-    /** Stops every node and deletes the store directories. */
+    /** Stops every node (and any stray one), then deletes the store directories. */
     @Override
     public void close() throws IOException {
         for (RingNode node : nodes) {
             node.close();
         }
-        deleteRecursively(baseDirectory);
+        closeStrayNodes();
+        FileUtils.deleteDirectory(baseDirectory.toFile());
     }
 
-    /** Deletes a directory tree; a missing one is fine. */
-    public static void deleteRecursively(Path directory) throws IOException {
-        if (!Files.exists(directory)) {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(directory)) {
-            for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(p);
-            }
+    private static void closeStrayNodes() {
+        for (RingNode stray : LocalRing.nodes()) {
+            LOG.warn("Closing ring node {} left over by an earlier ring", stray);
+            stray.close();
         }
     }
 
