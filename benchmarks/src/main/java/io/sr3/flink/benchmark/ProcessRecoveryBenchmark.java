@@ -123,6 +123,7 @@ public final class ProcessRecoveryBenchmark {
         Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir")));
         MachineDescription machine = MachineDescription.ofThisMachine();
         Path work = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath().resolve("process-recovery");
+        deleteRecursively(work); // logs of an earlier invocation would be appended to
         say("%d round(s) x %s; %s of keyed state (%,d keys x %d x %d B), fill at %.0f/s then %.0f/s", ROUNDS,
                 BACKENDS, Stats.bytes(STATE_BYTES), KEYS, SLOTS, PAYLOAD_BYTES, FILL_RATE, STEADY_RATE);
         long started = System.nanoTime();
@@ -211,7 +212,7 @@ public final class ProcessRecoveryBenchmark {
         long[] phases = taskPhases(cluster, id, r.killedAtMillis());
         long restoredSize = restoredStateSize(cluster, id, r.restoredCheckpointId(), beforeKill);
         double bytesPerSecond = phases[2] > 0 ? restoredSize * 1000.0 / phases[2] : Double.NaN;
-        Map<String, Object> sr3 = backend == Backend.SR3 ? sr3RestoreLines(cluster) : Map.of();
+        Map<String, Object> sr3 = backend == Backend.SR3 ? sr3RestoreLines(cluster, id) : Map.of();
         say("%s: detected %s, deployed %s, longest restore %s (%s/s), RUNNING %s, caught up %s, first checkpoint %s%s",
                 who, Stats.millis(r.killToDetectedMillis()), Stats.millis(phases[1]), Stats.millis(phases[2]),
                 Stats.bytes(bytesPerSecond), Stats.millis(r.killToRunningMillis()), Stats.millis(r.killToCaughtUpMillis()),
@@ -265,8 +266,12 @@ public final class ProcessRecoveryBenchmark {
                 initializing == 0 ? -1 : initializing - killedAtMillis, restore};
     }
 
-    /** The sr3 restore log lines of the live TaskManagers (only restores write them), summed. */
-    private static Map<String, Object> sr3RestoreLines(ProcessCluster cluster) throws IOException {
+    /**
+     * The sr3 restore log lines of the live TaskManagers for this job (only restores write them;
+     * Flink names the restore directory after the job), summed.
+     */
+    private static Map<String, Object> sr3RestoreLines(ProcessCluster cluster, JobID job) throws IOException {
+        String jobTag = "job_" + job + "_";
         long lines = 0;
         long bytes = 0;
         long blocks = 0;
@@ -283,7 +288,7 @@ public final class ProcessRecoveryBenchmark {
             }
             for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
                 Matcher m = SR3_RESTORE.matcher(line);
-                if (!m.find()) {
+                if (!line.contains(jobTag) || !m.find()) {
                     continue;
                 }
                 lines++;
@@ -312,6 +317,16 @@ public final class ProcessRecoveryBenchmark {
         summary.put("longestActualSeconds", longestActual);
         summary.put("predictedSecondsOfLongest", predictedOfLongest);
         return summary;
+    }
+
+    private static void deleteRecursively(Path root) throws IOException {
+        if (Files.exists(root)) {
+            try (java.util.stream.Stream<Path> paths = Files.walk(root)) {
+                for (Path path : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.delete(path);
+                }
+            }
+        }
     }
 
     static long parseSize(@Nullable String text) {
