@@ -35,8 +35,9 @@ final class HdfsCluster implements AutoCloseable {
         return uri.endsWith("/") ? uri.substring(0, uri.length() - 1) : uri;
     }
 
+    /** Stops the NameNode and DataNodes and deletes their directories (the checkpoints in them). */
     @Override
     public void close() {
-        cluster.shutdown();
+        cluster.shutdown(true);
     }
 }

@@ -5,46 +5,114 @@ import io.sr3.flink.cluster.ClusterSpec;
 import io.sr3.flink.cluster.ProcessCluster;
 import io.sr3.flink.cluster.FlinkProcess;
 import io.sr3.flink.cluster.RecoveryProbe;
-import io.sr3.flink.harness.Json;
 import io.sr3.flink.harness.MachineDescription;
-import io.sr3.flink.harness.ResultFiles;
 import io.sr3.flink.harness.Stats;
 import io.sr3.flink.testing.Deadline;
+import io.sr3.flink.testjob.BurstSchedule;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
+import javax.annotation.Nullable;
+
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Recovery after a TaskManager SIGKILL on a real multi-process cluster (JobManager + 4
  * TaskManagers as separate JVMs on 127.0.0.1, one slot each, job parallelism 3 so one slot is
- * spare), flink-sr3 against Flink's RocksDB backend with incremental {@code file://} checkpoints,
- * in one invocation, alternating A/B per round. Measured: SIGKILL to every task RUNNING again,
- * and SIGKILL to the first completed checkpoint after the restore (see {@link RecoveryProbe}).
- * Nothing here asserts a timing.
+ * spare), for three backends in one invocation, alternating A/B/C per round: flink-sr3, Flink's
+ * RocksDB backend with incremental {@code file://} checkpoints, and the same on {@code hdfs://}
+ * (a MiniDFSCluster in this JVM, started for the HDFS runs only). Nothing here asserts a timing.
  *
- * <p>Usage: {@code mvn -B -q -pl benchmarks exec:exec@process-recovery-benchmark}; the only
- * argument is the results directory, where {@code process-recovery-<date>-<commit>.md} and {@code .json}
- * are written.
+ * <p>The job's input arrives on a schedule from a fixed moment on, as records appended to a log
+ * ({@code StatefulTestJob.buildOnSchedule}): a fill phase whose records are due faster than the
+ * job can process them builds the keyed state ({@link #STATE_BYTES}), then a steady phase at
+ * {@link #STEADY_RATE}. Once the job has processed the fill, is back at the present and a
+ * checkpoint of the full state completed, one TaskManager running its tasks is killed. Measured:
+ * kill to the loss noticed, to every task RUNNING, to caught up (the keyed operator's processing
+ * lag, see {@link WatermarkLag}, back within {@link #CAUGHT_UP_LAG_MILLIS}: the backlog that
+ * accumulated during the recovery is processed), and to the first checkpoint after the restore;
+ * the restore phase of each subtask from Flink's task timestamps; restored bytes per second (the
+ * restored checkpoint's state size over the longest subtask restore); for flink-sr3 the ring's
+ * restore log lines (predicted against actual).
+ *
+ * <p>Usage: {@code mvn -B -q -pl benchmarks exec:exec@process-recovery-benchmark}
+ * ({@code -Dsr3.bench.state-size=256m}, {@code -Dsr3.bench.recovery-rounds=1} for a shorter run);
+ * the only argument is the results directory, where {@code process-recovery-<date>-<commit>.md}
+ * and {@code .json} are written.
  */
 public final class ProcessRecoveryBenchmark {
 
-    static final int ROUNDS = 3;
+    /** The three backends, in the order every round runs them. */
+    enum Backend {
+        SR3("flink-sr3", "flink-sr3: Sr3StateBackendFactory, sr3.working-state=rocksdb, incremental, ring of the 4 "
+                + "TaskManagers' nodes, replication factor 2, JobManager as ring client"),
+        FILE("rocksdb-file", "Flink RocksDB (state.backend.type=rocksdb), incremental, checkpoints on a local file:// "
+                + "directory"),
+        HDFS("rocksdb-hdfs", "Flink RocksDB, incremental, checkpoints on hdfs:// (flink-hadoop-fs on the processes' "
+                + "classpath): a MiniDFSCluster (Hadoop 3.5.0) in the benchmark JVM, " + HdfsCluster.DATA_NODES
+                + " DataNodes, replication " + HdfsCluster.DATA_NODES);
+
+        final String label;
+        final String description;
+
+        Backend(String label, String description) {
+            this.label = label;
+            this.description = description;
+        }
+    }
+
+    static final int ROUNDS = Integer.getInteger("sr3.bench.recovery-rounds", 2);
     static final int TASK_MANAGERS = 4;
     static final int PARALLELISM = 3;
     static final Duration INTERVAL = Duration.ofMillis(1000);
-    /** 1,024 keys x 8 slots x 1 KiB: 8 MiB of keyed state, filled after 8,192 records (4 s at 2,000/s). */
-    static final TestJobSpec SPEC = TestJobSpec.of("process-recovery").withRecords(10_000_000, 2_000).withKeys(1024)
-            .withPayload(1024, 8);
+    /** Keyed state the fill phase builds: keys x {@link #SLOTS} x {@link #PAYLOAD_BYTES}. */
+    static final long STATE_BYTES = parseSize(System.getProperty("sr3.bench.state-size", "256m"));
+    /** 4 KiB payloads: a quarter of the records of 1 KiB ones for the same state, so the source is not the limit. */
+    static final int PAYLOAD_BYTES = 4096;
+    static final int SLOTS = 4;
+    static final int KEYS = (int) (STATE_BYTES / ((long) PAYLOAD_BYTES * SLOTS));
+    /** One record per key and slot: every payload slot of every key written once. */
+    static final long FILL_RECORDS = (long) KEYS * SLOTS;
+    /** Far above what the job processes (a few thousand 4 KiB records/s here): the fill is a backlog. */
+    static final double FILL_RATE = 50_000;
+    /** {@code -Dsr3.bench.backends=flink-sr3,rocksdb-hdfs}: a subset, for a smoke run; all three by default. */
+    static final List<String> BACKENDS = List.of(System.getProperty("sr3.bench.backends",
+            "flink-sr3,rocksdb-file,rocksdb-hdfs").split(","));
+    /**
+     * The input rate after the fill (1 MiB/s of state updates): a fifth of what the job processes
+     * with checkpoints on this machine (about 1,400 records/s, measured in the fill), so a backlog drains.
+     */
+    static final double STEADY_RATE = 250;
+    static final long STEADY_MILLIS = Duration.ofMinutes(30).toMillis();
+    static final BurstSchedule SCHEDULE = BurstSchedule.of(
+            new BurstSchedule.Phase("fill", (long) Math.ceil(FILL_RECORDS * 1000 / FILL_RATE), FILL_RATE),
+            new BurstSchedule.Phase("steady", STEADY_MILLIS, STEADY_RATE));
+    /**
+     * The job has caught up when its keyed operator processes records at most this long after they
+     * were due: about four times the probe's resolution (watermark interval 200 ms plus metric
+     * refresh 200 ms), above the steady lag on this loaded machine (up to about 1-3 s around
+     * checkpoints). A draining backlog shrinks the lag by several seconds per second, so the
+     * bound moves the caught-up moment by a fraction of a second.
+     */
+    static final long CAUGHT_UP_LAG_MILLIS = 2000;
+    static final Duration FILL_TIMEOUT = Duration.ofMinutes(10);
+    static final Duration RECOVERY_TIMEOUT = Duration.ofMinutes(5);
     static final String COMMAND = "mvn -B -q -pl benchmarks exec:exec@process-recovery-benchmark";
+
+    private static final Pattern SR3_RESTORE = Pattern.compile("sr3 restore of .*?: (\\d+) bytes in (\\d+) blocks \\((\\d+) "
+            + "local\\) from (\\d+) holder\\(s\\) by (\\w+) .*?predicted ([0-9.]+) s, actual ([0-9.]+) s");
 
     private ProcessRecoveryBenchmark() {}
 
@@ -53,125 +121,216 @@ public final class ProcessRecoveryBenchmark {
             System.err.println("Usage: ProcessRecoveryBenchmark <results directory>");
             System.exit(2);
         }
-        java.nio.file.Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir")));
+        Files.createDirectories(Path.of(System.getProperty("java.io.tmpdir")));
         MachineDescription machine = MachineDescription.ofThisMachine();
         Path work = Path.of(System.getProperty("java.io.tmpdir")).toAbsolutePath().resolve("process-recovery");
-        List<Map<String, Object>> runs = new ArrayList<>();
+        org.apache.flink.util.FileUtils.deleteDirectory(work.toFile()); // logs of an earlier invocation would be appended to
+        say("%d round(s) x %s; %s of keyed state (%,d keys x %d x %d B), fill at %.0f/s then %.0f/s", ROUNDS,
+                BACKENDS, Stats.bytes(STATE_BYTES), KEYS, SLOTS, PAYLOAD_BYTES, FILL_RATE, STEADY_RATE);
+        long started = System.nanoTime();
+        List<ProcessRecoveryRun> runs = new ArrayList<>();
         for (int round = 1; round <= ROUNDS; round++) {
-            for (boolean sr3 : new boolean[] {true, false}) {
-                runs.add(run(round, sr3, work.resolve((sr3 ? "sr3-" : "rocksdb-file-") + round)));
+            for (Backend backend : Backend.values()) {
+                if (!BACKENDS.contains(backend.label)) {
+                    continue;
+                }
+                runs.add(run(round, backend, work.resolve(backend.label + "-" + round)));
+                say("%d of %d runs done, %.1f min so far", runs.size(), ROUNDS * BACKENDS.size(),
+                        (System.nanoTime() - started) / 60e9);
             }
         }
-        write(Path.of(args[0]), machine, runs);
+        Path[] files = ProcessRecoveryReport.write(Path.of(args[0]), machine, runs, (System.nanoTime() - started) / 60e9);
+        say("wrote %s and %s", files[0], files[1]);
     }
 
-    private static Map<String, Object> run(int round, boolean sr3, Path dir) throws Exception {
-        String label = sr3 ? "flink-sr3" : "rocksdb-file";
-        ClusterSpec spec = ClusterSpec.sr3(TASK_MANAGERS, 2).withCheckpointInterval(INTERVAL);
-        if (!sr3) {
-            spec = spec.asRocksDbFileBaseline();
-        }
-        try (ProcessCluster cluster = ProcessCluster.start(spec, dir)) {
-            JobID job = cluster.submit(ClusterJobs.statefulJob(SPEC, PARALLELISM, dir.resolve("results"), INTERVAL, false,
-                    null));
-            cluster.awaitAllTasksRunning(job, Duration.ofSeconds(120));
-            long start = System.nanoTime();
-            Deadline.poll("keyed state to fill and three checkpoints", Duration.ofSeconds(120),
-                    () -> System.nanoTime() - start > 8_000_000_000L && cluster.completedCheckpoints(job) >= 3);
-            long stateSize = cluster.checkpoints(job).path("latest").path("completed").path("state_size").asLong();
-            FlinkProcess victim = cluster.liveTaskManager(cluster.taskManagersRunning(job).get(0));
-            RecoveryProbe.Recovery recovery = RecoveryProbe.killAndMeasure(cluster, job, victim, "", Duration.ofSeconds(180));
-            say("round %d %-12s kill %s -> RUNNING %s, -> first checkpoint %s (state %s, restored from %s)", round, label,
-                    victim.name(), Stats.millis(recovery.killToRunningMillis()), Stats.millis(recovery.killToCheckpointMillis()),
-                    Stats.bytes(stateSize), recovery.restoredFrom());
-            cluster.cancel(job);
-            Map<String, Object> row = new LinkedHashMap<>();
-            row.put("round", round);
-            row.put("backend", label);
-            row.put("stateSizeBytes", stateSize);
-            row.put("killToRunningMillis", recovery.killToRunningMillis());
-            row.put("killToFirstCheckpointMillis", recovery.killToCheckpointMillis());
-            row.put("restoredFrom", recovery.restoredFrom());
-            return row;
+    private static ProcessRecoveryRun run(int round, Backend backend, Path dir) throws Exception {
+        HdfsCluster hdfs = null;
+        try {
+            Map<String, String> extra = new LinkedHashMap<>();
+            extra.put("metrics.fetcher.update-interval", String.valueOf(WatermarkLag.FETCH_INTERVAL_MILLIS));
+            ClusterSpec spec = ClusterSpec.sr3(TASK_MANAGERS, 2).withCheckpointInterval(INTERVAL);
+            if (backend != Backend.SR3) {
+                spec = spec.asRocksDbFileBaseline();
+            }
+            if (backend == Backend.HDFS) {
+                say("round %d %s: starting a MiniDFSCluster (%d DataNodes, replication %d)", round, backend.label,
+                        HdfsCluster.DATA_NODES, HdfsCluster.DATA_NODES);
+                hdfs = HdfsCluster.start(dir.resolve("hdfs"));
+                extra.put("execution.checkpointing.dir", hdfs.uri() + "/flink-checkpoints");
+                extra.put("flink.hadoop.dfs.replication", String.valueOf(HdfsCluster.DATA_NODES));
+            }
+            try (ProcessCluster cluster = ProcessCluster.start(spec.withExtraConfig(extra), dir)) {
+                return measure(round, backend, cluster, dir);
+            }
+        } finally {
+            if (hdfs != null) {
+                hdfs.close();
+            }
         }
     }
 
-    private static void write(Path directory, MachineDescription machine, List<Map<String, Object>> runs) throws Exception {
-        Files.createDirectories(directory);
-        String base = ResultFiles.newBaseName(directory, "process-recovery");
-        Map<String, Object> parameters = new LinkedHashMap<>();
-        parameters.put("rounds", ROUNDS);
-        parameters.put("order", "A/B alternating: flink-sr3 then rocksdb-file in every round, fresh cluster per run");
-        parameters.put("cluster", "JobManager + " + TASK_MANAGERS + " TaskManagers as separate JVMs on 127.0.0.1, 1 slot "
-                + "each, job parallelism " + PARALLELISM + " (one spare slot); a replacement TaskManager starts right after "
-                + "the kill");
-        parameters.put("backendA", "flink-sr3: Sr3StateBackendFactory, sr3.working-state=rocksdb, incremental, ring of the "
-                + "4 TaskManagers' nodes, replication factor 2, JobManager as ring client");
-        parameters.put("backendB", "Flink RocksDB (state.backend.type=rocksdb), incremental, "
-                + "execution.checkpointing.storage=filesystem on a local file:// directory");
-        parameters.put("checkpointIntervalMillis", INTERVAL.toMillis());
-        parameters.put("keys", SPEC.keys());
-        parameters.put("payloadBytes", SPEC.payloadBytes());
-        parameters.put("payloadSlotsPerKey", SPEC.payloadSlots());
-        parameters.put("recordsPerSecond", SPEC.recordsPerSecond());
-        parameters.put("heartbeat", "interval 1 s, timeout 5 s; restart fixed-delay 500 ms");
-        parameters.put("ringFailureDetector", "interval 250 ms, timeout 2 s");
-        parameters.put("measurement", "REST polled every 20 ms: kill -> job and all tasks RUNNING (after the loss was "
-                + "noticed); kill -> latest_ack_timestamp of the first checkpoint triggered after the restore");
-        Map<String, Object> summary = new LinkedHashMap<>();
-        StringBuilder table = new StringBuilder("| backend | kill->RUNNING median (min-max) | kill->1st checkpoint median (min-max) |\n|---|---|---|\n");
-        for (String backend : List.of("flink-sr3", "rocksdb-file")) {
-            List<Long> running = new ArrayList<>();
-            List<Long> checkpoint = new ArrayList<>();
-            for (Map<String, Object> run : runs) {
-                if (backend.equals(run.get("backend"))) {
-                    running.add((Long) run.get("killToRunningMillis"));
-                    checkpoint.add((Long) run.get("killToFirstCheckpointMillis"));
+    private static ProcessRecoveryRun measure(int round, Backend backend, ProcessCluster cluster, Path dir) throws Exception {
+        String who = "round " + round + " " + backend.label;
+        TestJobSpec job = TestJobSpec.of("process-recovery-" + backend.label + "-" + round)
+                .withRecords(SCHEDULE.records(), 0).withKeys(KEYS).withPayload(PAYLOAD_BYTES, SLOTS);
+        long origin = System.currentTimeMillis();
+        JobID id = cluster.submit(ClusterJobs.scheduledJob(job, SCHEDULE, origin, PARALLELISM, dir.resolve("results"),
+                INTERVAL));
+        cluster.awaitAllTasksRunning(id, Duration.ofSeconds(120));
+        WatermarkLag lag = new WatermarkLag(cluster, id, "keyed-state", SCHEDULE, origin);
+
+        long deadline = System.nanoTime() + FILL_TIMEOUT.toNanos();
+        long nextSay = 0;
+        long lagNow;
+        while (lag.lastIndex() < FILL_RECORDS || (lagNow = lag.millis()) > CAUGHT_UP_LAG_MILLIS) {
+            lagNow = lag.millis();
+            if (System.nanoTime() - nextSay > 0) {
+                nextSay = System.nanoTime() + 10_000_000_000L;
+                JsonNode latest = cluster.checkpoints(id).path("latest").path("completed");
+                say("%s: filling, %,d of %,d fill records processed, lag %s, %d checkpoints, latest %s", who,
+                        Math.max(0, lag.lastIndex()), FILL_RECORDS, lagNow == Long.MAX_VALUE ? "n/a" : Stats.millis(lagNow),
+                        cluster.completedCheckpoints(id), Stats.bytes(latest.path("state_size").asLong()));
+            }
+            failIfNotRunning(cluster, id, deadline, "the fill to be processed");
+            LockSupport.parkNanos(200_000_000L);
+        }
+        long filledAt = System.currentTimeMillis();
+        say("%s: fill processed after %s, lag %s; waiting for a checkpoint triggered after it", who,
+                Stats.millis(filledAt - origin), Stats.millis(lagNow));
+        Deadline.poll("a checkpoint of the full state", FILL_TIMEOUT, () -> cluster.checkpoints(id).path("latest")
+                .path("completed").path("trigger_timestamp").asLong() > filledAt);
+        JsonNode beforeKill = cluster.checkpoints(id).path("latest").path("completed");
+        long stateSize = beforeKill.path("state_size").asLong();
+        // Kill from the present, not from a momentary lag around a checkpoint.
+        Deadline.poll("the job to be within the caught-up lag", FILL_TIMEOUT,
+                () -> lag.millis() <= CAUGHT_UP_LAG_MILLIS);
+        long lagBeforeKill = lag.millis();
+        FlinkProcess victim = cluster.liveTaskManager(cluster.taskManagersRunning(id).get(0));
+        say("%s: state %s, lag %s; SIGKILL %s", who, Stats.bytes(stateSize), Stats.millis(lagBeforeKill), victim);
+
+        RecoveryProbe.Recovery r = RecoveryProbe.killAndMeasure(cluster, id, victim, "", RECOVERY_TIMEOUT, lag,
+                CAUGHT_UP_LAG_MILLIS);
+        long[] phases = taskPhases(cluster, id, r.killedAtMillis());
+        long restoredSize = restoredStateSize(cluster, id, r.restoredCheckpointId(), beforeKill);
+        double bytesPerSecond = phases[2] > 0 ? restoredSize * 1000.0 / phases[2] : Double.NaN;
+        Map<String, Object> sr3 = backend == Backend.SR3 ? sr3RestoreLines(cluster, id) : Map.of();
+        say("%s: detected %s, deployed %s, longest restore %s (%s/s), RUNNING %s, caught up %s, first checkpoint %s%s",
+                who, Stats.millis(r.killToDetectedMillis()), Stats.millis(phases[1]), Stats.millis(phases[2]),
+                Stats.bytes(bytesPerSecond), Stats.millis(r.killToRunningMillis()), Stats.millis(r.killToCaughtUpMillis()),
+                Stats.millis(r.killToCheckpointMillis()), sr3.isEmpty() ? "" : "; sr3 restore log: " + sr3);
+        cluster.cancel(id);
+        return new ProcessRecoveryRun(round, backend.label, r.victim(), stateSize, restoredSize, r.restoredFrom(),
+                filledAt - origin, lagBeforeKill, r.killToDetectedMillis(), phases[0], phases[1], phases[2],
+                r.killToRunningMillis(), r.killToCaughtUpMillis(), r.killToCheckpointMillis(), bytesPerSecond, sr3);
+    }
+
+    /** The restored checkpoint's state size: the latest before the kill (as a rule), else from the history; -1 if unknown. */
+    private static long restoredStateSize(ProcessCluster cluster, JobID id, long checkpointId, JsonNode latestBeforeKill) {
+        if (latestBeforeKill.path("id").asLong() == checkpointId) {
+            return latestBeforeKill.path("state_size").asLong();
+        }
+        JsonNode details = cluster.getJson("/jobs/" + id + "/checkpoints/details/" + checkpointId);
+        return details == null ? -1 : details.path("state_size").asLong(-1);
+    }
+
+    private static void failIfNotRunning(ProcessCluster cluster, JobID id, long deadlineNanos, String what) {
+        String status = cluster.jobStatus(id);
+        if (List.of("FAILED", "FINISHED", "CANCELED").contains(status)) {
+            throw new IllegalStateException("Job " + id + " is " + status + " while waiting for " + what + ": "
+                    + cluster.exceptions(id));
+        }
+        if (System.nanoTime() - deadlineNanos > 0) {
+            throw new IllegalStateException("Timed out waiting for " + what + " of job " + id);
+        }
+    }
+
+    /**
+     * From the current attempts' state timestamps over all vertices: the earliest CREATED and the
+     * latest INITIALIZING after the kill, and the longest INITIALIZING to RUNNING of a subtask.
+     */
+    private static long[] taskPhases(ProcessCluster cluster, JobID id, long killedAtMillis) {
+        long created = Long.MAX_VALUE;
+        long initializing = 0;
+        long restore = 0;
+        for (JsonNode vertex : cluster.getJson("/jobs/" + id).path("vertices")) {
+            JsonNode times = cluster.getJson("/jobs/" + id + "/vertices/" + vertex.path("id").asText() + "/subtasktimes");
+            for (JsonNode subtask : times == null ? List.<JsonNode>of() : times.path("subtasks")) {
+                JsonNode t = subtask.path("timestamps");
+                created = Math.min(created, t.path("CREATED").asLong(Long.MAX_VALUE));
+                initializing = Math.max(initializing, t.path("INITIALIZING").asLong());
+                if (t.path("RUNNING").asLong() > 0 && t.path("INITIALIZING").asLong() > 0) {
+                    restore = Math.max(restore, t.path("RUNNING").asLong() - t.path("INITIALIZING").asLong());
                 }
             }
-            Stats r = Stats.of(running);
-            Stats c = Stats.of(checkpoint);
-            Map<String, Object> s = new LinkedHashMap<>();
-            s.put("killToRunningMedianMillis", r.median());
-            s.put("killToFirstCheckpointMedianMillis", c.median());
-            summary.put(backend, s);
-            table.append(String.format("| %s | %s (%s-%s) | %s (%s-%s) |\n", backend, Stats.millis(r.median()),
-                    Stats.millis(r.min()), Stats.millis(r.max()), Stats.millis(c.median()), Stats.millis(c.min()),
-                    Stats.millis(c.max())));
         }
-        Map<String, Object> json = new LinkedHashMap<>();
-        json.put("benchmark", ProcessRecoveryBenchmark.class.getName());
-        json.put("measuredAtUtc", Instant.now().toString());
-        json.put("command", COMMAND);
-        json.put("machine", machine.toMap());
-        json.put("parameters", parameters);
-        json.put("summary", summary);
-        json.put("runs", runs);
-        Path jsonFile = directory.resolve(base + ".json");
-        Files.writeString(jsonFile, Json.write(json), StandardCharsets.UTF_8);
-
-        StringBuilder md = new StringBuilder();
-        md.append("# Recovery after a TaskManager SIGKILL: flink-sr3 vs Flink RocksDB on file://\n\n");
-        md.append("Measured ").append(Instant.now().toString(), 0, 19).append(" UTC by `").append(ProcessRecoveryBenchmark.class.getName())
-                .append("`; raw numbers in `").append(jsonFile.getFileName()).append("`.\n\n");
-        md.append("Command (from the repository root, after `mvn -B -q install -DskipTests`):\n\n```\n").append(COMMAND).append("\n```\n\n");
-        md.append("## Machine\n\n");
-        machine.toMap().forEach((k, v) -> md.append("- ").append(k).append(": `").append(v).append("`\n"));
-        md.append("\nThe machine is shared (other builds ran at the same time), so absolute numbers are noisy; runs "
-                + "alternate A/B so that drift hits both sides.\n\n## Setup\n\n");
-        parameters.forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
-        md.append("\n## Results\n\n").append(table).append("\n## Runs\n\n| round | backend | state | kill->RUNNING | kill->1st checkpoint |\n|---|---|---|---|---|\n");
-        for (Map<String, Object> run : runs) {
-            md.append(String.format("| %s | %s | %s | %s | %s |\n", run.get("round"), run.get("backend"),
-                    Stats.bytes((Long) run.get("stateSizeBytes")), Stats.millis((Long) run.get("killToRunningMillis")),
-                    Stats.millis((Long) run.get("killToFirstCheckpointMillis"))));
-        }
-        Path mdFile = directory.resolve(base + ".md");
-        Files.writeString(mdFile, md.toString(), StandardCharsets.UTF_8);
-        say("wrote %s and %s", mdFile, jsonFile);
+        return new long[] {created == Long.MAX_VALUE ? -1 : created - killedAtMillis,
+                initializing == 0 ? -1 : initializing - killedAtMillis, restore};
     }
 
-    private static void say(String format, Object... args) {
+    /**
+     * The sr3 restore log lines of the live TaskManagers for this job (only restores write them;
+     * Flink names the restore directory after the job), summed.
+     */
+    private static Map<String, Object> sr3RestoreLines(ProcessCluster cluster, JobID job) throws IOException {
+        String jobTag = "job_" + job + "_";
+        long lines = 0;
+        long bytes = 0;
+        long blocks = 0;
+        long local = 0;
+        double predicted = 0;
+        double actual = 0;
+        double longestActual = 0;
+        double predictedOfLongest = 0;
+        Map<String, Integer> structures = new LinkedHashMap<>();
+        for (FlinkProcess tm : cluster.liveTaskManagers()) {
+            Path log = tm.directory().resolve(tm.name() + ".log");
+            if (!Files.exists(log)) {
+                continue;
+            }
+            for (String line : Files.readAllLines(log, StandardCharsets.UTF_8)) {
+                Matcher m = SR3_RESTORE.matcher(line);
+                if (!line.contains(jobTag) || !m.find()) {
+                    continue;
+                }
+                lines++;
+                bytes += Long.parseLong(m.group(1));
+                blocks += Long.parseLong(m.group(2));
+                local += Long.parseLong(m.group(3));
+                structures.merge(m.group(5), 1, Integer::sum);
+                double p = Double.parseDouble(m.group(6));
+                double a = Double.parseDouble(m.group(7));
+                predicted += p;
+                actual += a;
+                if (a > longestActual) {
+                    longestActual = a;
+                    predictedOfLongest = p;
+                }
+            }
+        }
+        Map<String, Object> summary = new LinkedHashMap<>();
+        summary.put("lines", lines);
+        summary.put("bytes", bytes);
+        summary.put("blocks", blocks);
+        summary.put("localBlocks", local);
+        summary.put("structures", structures);
+        summary.put("predictedSecondsSum", predicted);
+        summary.put("actualSecondsSum", actual);
+        summary.put("longestActualSeconds", longestActual);
+        summary.put("predictedSecondsOfLongest", predictedOfLongest);
+        return summary;
+    }
+
+    static long parseSize(@Nullable String text) {
+        String t = text == null ? "" : text.trim().toLowerCase(java.util.Locale.ROOT);
+        long unit = t.endsWith("g") ? 1L << 30 : t.endsWith("m") ? 1L << 20 : 1;
+        long value = Long.parseLong(unit == 1 ? t : t.substring(0, t.length() - 1));
+        if (value < 1) {
+            throw new IllegalArgumentException("sr3.bench.state-size must be positive, was " + text);
+        }
+        return value * unit;
+    }
+
+    static void say(String format, Object... args) {
         System.out.println("[process-recovery] " + String.format(format, args));
         System.out.flush();
     }

@@ -1,5 +1,6 @@
 package io.sr3.flink.cluster;
 
+import io.sr3.flink.testjob.BurstSchedule;
 import io.sr3.flink.testjob.FileResultSink;
 import io.sr3.flink.testjob.StatefulTestJob;
 import io.sr3.flink.testjob.TestJobSpec;
@@ -43,6 +44,21 @@ public final class ClusterJobs {
             graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(restorePath, false));
         }
         return graph;
+    }
+
+    /**
+     * {@link StatefulTestJob#buildOnSchedule}: input arriving on {@code schedule} from
+     * {@code originMillis} on, results to a {@link FileResultSink}; the graph carries no backend
+     * or storage, like {@link #statefulJob}.
+     */
+    public static JobGraph scheduledJob(TestJobSpec spec, BurstSchedule schedule, long originMillis, int parallelism,
+            Path resultDir, Duration checkpointInterval) {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(parallelism);
+        env.enableCheckpointing(checkpointInterval.toMillis());
+        StatefulTestJob.buildOnSchedule(env, spec, schedule, originMillis).sinkTo(new FileResultSink(resultDir))
+                .uid(StatefulTestJob.SINK_UID).name("file-result-sink");
+        return env.getStreamGraph().getJobGraph();
     }
 
     /**
