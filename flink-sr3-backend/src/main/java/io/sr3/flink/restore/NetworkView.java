@@ -25,6 +25,15 @@ public final class NetworkView {
     private final Map<String, Link> between = new ConcurrentHashMap<>();
     private final HolderLoad holderLoad = new HolderLoad();
     private volatile Inbound inbound = new Inbound(DEFAULT_LINK.bytesPerSecond(), 4, 0.0, Duration.ZERO);
+    /**
+     * How fast this node reads and delivers blocks it holds itself (verify, then write to the
+     * restore's destination), learned from restores; until then a local disk through the heap.
+     */
+    private final LinkEstimator localReads = new LinkEstimator(0.3, new Link(DEFAULT_LOCAL_READ_BYTES_PER_SECOND,
+            Duration.ZERO));
+
+    /** The local read rate assumed before a restore measured one. */
+    public static final double DEFAULT_LOCAL_READ_BYTES_PER_SECOND = 200e6;
 
     /**
      * The view of {@code node}, made on first use (at the node's start, by {@link
@@ -44,6 +53,16 @@ public final class NetworkView {
     /** Links from each peer to this node, learned from transfers. */
     public LinkEstimator toThisNode() {
         return toThisNode;
+    }
+
+    /** Records that a restore read and delivered {@code bytes} of its own blocks in {@code elapsed}. */
+    public void recordLocalRead(long bytes, Duration elapsed) {
+        localReads.recordTransfer("local", bytes, elapsed);
+    }
+
+    /** How fast this node reads and delivers its own blocks, bytes per second. */
+    public double localReadBytesPerSecond() {
+        return localReads.link("local").bytesPerSecond();
     }
 
     /** What each holder still sends for the restores running on this node. */

@@ -3,6 +3,7 @@ package io.sr3.flink.restore;
 import io.sr3.flink.node.RestoreSettings;
 import io.sr3.flink.node.RelayException;
 import io.sr3.flink.node.RingNode;
+import io.sr3.flink.node.Structure;
 import io.sr3.flink.ring.Member;
 import io.sr3.flink.transport.ErrorCode;
 import io.sr3.flink.transport.RelayRequest;
@@ -127,8 +128,16 @@ public final class RestoreExecutor {
             }
             replan();
             firstPlan = currentPlan;
+            long localBytes = 0;
+            for (int i : readingLocally) {
+                localBytes += blocks.get(i).length();
+            }
+            double localSeconds = localBytes / network.localReadBytesPerSecond();
             fill(); // the network works while the local copies are read
-            if (!readLocalBlocks()) {
+            long localStart = System.nanoTime();
+            boolean allLocalUsable = readLocalBlocks();
+            network.recordLocalRead(localBytes, Duration.ofNanos(System.nanoTime() - localStart));
+            if (!allLocalUsable) {
                 replan(); // a local copy was unusable: its block joins the plan
             }
             while (remaining > 0) {
@@ -151,7 +160,8 @@ public final class RestoreExecutor {
             double actual = (System.nanoTime() - startNanos) / 1e9;
             learnLinks();
             RestoreReport report = new RestoreReport(description, bytes, blocks.size(), localBlocks,
-                    firstPlan.assignment().size(), firstPlan.structure(), settings.forced(), firstPlan.predictedSeconds(),
+                    firstPlan.assignment().size(), firstPlan.structure(), settings.forced(),
+                    withLocalReads(firstPlan.predictedSeconds(), localSeconds),
                     actual, refetched, replans, firstPlan.note(), linkSources());
             LOG.info("[{}] {}", node.self().id(), report.logLine());
             RestoreStats.of(node).record(report);
@@ -160,8 +170,18 @@ public final class RestoreExecutor {
         }
 
         /**
-         * Blocks this node holds itself cost nothing to fetch, and are read while the planned
-         * fetches are in flight; a bad local copy is left to the plan.
+         * Every structure's prediction, at least the time this node needs for its own blocks,
+         * which it reads while the network fetches the rest.
+         */
+        private Map<Structure, Double> withLocalReads(Map<Structure, Double> predicted, double localSeconds) {
+            Map<Structure, Double> total = new java.util.EnumMap<>(Structure.class);
+            predicted.forEach((structure, seconds) -> total.put(structure, Math.max(seconds, localSeconds)));
+            return total;
+        }
+
+        /**
+         * Blocks this node holds itself need no network, and are read while the planned fetches
+         * are in flight; a bad local copy is left to the plan.
          *
          * @return whether every local copy was usable
          */

@@ -20,6 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.zip.CRC32C;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
@@ -187,6 +188,33 @@ class RestoreExecutorTest {
         collected.assertExactly(List.of(data));
         assertThat(report.localBlocks()).isEqualTo(1);
         assertThat(report.holders()).isZero();
+    }
+
+    @Test
+    void theTimeToReadLocalBlocksIsPredictedAndItsRateLearned() throws Exception {
+        List<BlockFetch> local = new ArrayList<>();
+        List<byte[]> expected = new ArrayList<>();
+        Random random = new Random(5);
+        for (int i = 0; i < 8; i++) {
+            byte[] data = new byte[128 * 1024];
+            random.nextBytes(data);
+            recovering.store().put("b-own-" + i, data);
+            local.add(new BlockFetch("b-own-" + i, data.length, crc(data), List.of(recovering.self()), "own block " + i));
+            expected.add(data);
+        }
+        NetworkView view = NetworkView.of(recovering);
+        assertThat(view.localReadBytesPerSecond()).isEqualTo(NetworkView.DEFAULT_LOCAL_READ_BYTES_PER_SECOND);
+        Collected collected = new Collected();
+
+        RestoreReport report = executor(Structure.STAR).restore("own blocks", local, collected);
+
+        collected.assertExactly(expected);
+        assertThat(report.holders()).as("nothing fetched over the network").isZero();
+        // 1 MiB at the assumed 200 MB/s: the network plan alone would predict nothing.
+        assertThat(report.predicted()).isCloseTo(8 * 128 * 1024 / NetworkView.DEFAULT_LOCAL_READ_BYTES_PER_SECOND,
+                within(1e-9));
+        assertThat(view.localReadBytesPerSecond()).as("measured by this restore")
+                .isNotEqualTo(NetworkView.DEFAULT_LOCAL_READ_BYTES_PER_SECOND);
     }
 
     @Test
