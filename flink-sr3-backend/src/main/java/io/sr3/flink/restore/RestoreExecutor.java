@@ -79,6 +79,9 @@ public final class RestoreExecutor {
     }
 
     /** The state of one restore. */
+    /** Own blocks read at once during a restore: as many as the node's I/O threads. */
+    static final int LOCAL_READS_IN_FLIGHT = 4;
+
     private final class Run {
         private final String description;
         private final List<BlockFetch> blocks;
@@ -180,24 +183,32 @@ public final class RestoreExecutor {
         }
 
         /**
-         * Blocks this node holds itself need no network, and are read while the planned fetches
-         * are in flight; a bad local copy is left to the plan.
+         * Blocks this node holds itself need no network: they are read (and verified) on the
+         * node's I/O threads, {@link #LOCAL_READS_IN_FLIGHT} at a time, while the planned fetches
+         * are in flight, and delivered in order on this thread; a bad local copy is left to the
+         * plan.
          *
          * @return whether every local copy was usable
          */
         private boolean readLocalBlocks() throws IOException {
+            List<Integer> local = List.copyOf(readingLocally);
+            readingLocally.clear();
+            Deque<CompletableFuture<byte[]>> reads = new ArrayDeque<>();
+            int started = 0;
             boolean allUsable = true;
-            for (int i : List.copyOf(readingLocally)) {
-                BlockFetch block = blocks.get(i);
-                readingLocally.remove(i);
+            for (int i : local) {
+                while (started < local.size() && reads.size() < LOCAL_READS_IN_FLIGHT) {
+                    BlockFetch next = blocks.get(local.get(started++));
+                    reads.add(node.relay(new RelayRequest(next.key(), next.length(), next.crc32c(), List.of())));
+                }
                 try {
-                    byte[] data = node.relay(new RelayRequest(block.key(), block.length(), block.crc32c(), List.of())).join();
+                    byte[] data = reads.poll().join();
                     localBlocks++;
                     node.metrics().bytesRead.addAndGet(data.length);
                     deliver(i, data);
                 } catch (CompletionException e) {
                     LOG.warn("[{}] local copy of {} unusable ({}); fetching it from a peer",
-                            node.self().id(), block.description(), e.getCause().getMessage());
+                            node.self().id(), blocks.get(i).description(), e.getCause().getMessage());
                     allUsable = false;
                 }
             }
