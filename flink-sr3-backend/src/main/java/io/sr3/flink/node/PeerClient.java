@@ -52,8 +52,8 @@ final class PeerClient {
     private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
 
     /**
-     * @param transfers told of every block read from or written to another node, for the
-     *     estimates of the links to peers (see {@link RingNode#onTransfer})
+     * @param transfers told of every block read from another node, for the estimates of the
+     *     links from peers (see {@link RingNode#onTransfer})
      */
     PeerClient(Member self, NodeConfig config, BlockStore store, Membership membership, TransportClient transport,
             ExecutorService io, BooleanSupplier running, LongSupplier nanoClock, Consumer<Transfer> transfers) {
@@ -69,7 +69,7 @@ final class PeerClient {
         this.transfers = transfers;
     }
 
-    /** Runs {@code request}, a transfer of {@code bytes} with {@code peer}, and reports it once answered. */
+    /** Runs {@code request}, a read of {@code bytes} from {@code peer}, and reports it once answered. */
     private <T> CompletableFuture<T> timed(Member peer, long bytes, Supplier<CompletableFuture<T>> request) {
         AtomicInteger count = inFlight.computeIfAbsent(peer.id(), id -> new AtomicInteger());
         int concurrent = count.incrementAndGet();
@@ -100,9 +100,8 @@ final class PeerClient {
                 return null;
             });
         }
-        return timed(target, data.length,
-                () -> transport.request(target.address(), Payloads.putBlock(key, data, crc32c), requestTimeout)
-                        .thenApply(f -> null));
+        return transport.request(target.address(), Payloads.putBlock(key, data, crc32c), requestTimeout)
+                .thenApply(f -> null);
     }
 
     CompletableFuture<BlockStore.Swap> compareAndPut(Member target, String key, @Nullable byte[] expected,

@@ -230,9 +230,10 @@ public final class RingNode implements AutoCloseable {
     }
 
     /**
-     * Calls {@code listener} for every block this node reads from or writes to another node
-     * (checkpoint writes, repair, reads and restores), on the network thread that completed it:
-     * it must not block.
+     * Calls {@code listener} for every block this node reads from another node (repair, reads,
+     * restores), on the network thread that completed it: it must not block. Writes are not
+     * reported: their time is the other direction's and the peer's disk, not what the peer can
+     * send here.
      */
     public void onTransfer(Consumer<Transfer> listener) {
         transferListeners.add(listener);

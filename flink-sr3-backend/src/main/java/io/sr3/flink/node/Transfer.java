@@ -4,9 +4,7 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * One block that crossed the link to a peer, as this node saw it: for a read the request to the
- * last byte of the answer, for a write the request to the peer's acknowledgement (the link is
- * taken as symmetric, as full-duplex links are).
+ * One block this node read from a peer: the request to the last byte of the answer.
  *
  * @param peer the peer's id
  * @param bytes the block's size

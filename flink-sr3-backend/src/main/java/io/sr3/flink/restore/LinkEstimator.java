@@ -64,6 +64,15 @@ public final class LinkEstimator {
         recordTransfer(peer, bytes * concurrent, elapsed);
     }
 
+    /**
+     * Replaces the estimate of {@code peer} by {@code link}, measured now: a deliberate
+     * measurement (a probe) outranks the moving average of passive samples.
+     */
+    public void set(String peer, Link link) {
+        long now = nanoClock.getAsLong();
+        estimates.put(peer, new Estimate(link.bytesPerSecond(), now, link.roundTrip().toNanos() / 1e9, now));
+    }
+
     /** Records a round trip to {@code peer} (a probe, or a tiny request). */
     public void recordRoundTrip(String peer, Duration roundTrip) {
         if (roundTrip.isNegative()) {

@@ -122,15 +122,11 @@ public final class NetworkProbe {
         }
 
         /**
-         * Writes this measurement into {@code view}. On a view that has seen nothing it sets the
-         * links exactly; otherwise each link is one more sample of its moving average.
+         * Writes this measurement into {@code view}: its links replace what passive samples
+         * estimated so far (later transfers refine them again).
          */
         public void applyTo(NetworkView view) {
-            long sampleBytes = 1L << 30; // any size above LinkEstimator.MIN_SAMPLE_BYTES gives the same rate
-            toThisNode.forEach((peer, link) -> {
-                view.toThisNode().recordTransfer(peer, sampleBytes, Duration.ofNanos((long) (sampleBytes / link.bytesPerSecond() * 1e9)));
-                view.toThisNode().recordRoundTrip(peer, link.roundTrip());
-            });
+            toThisNode.forEach((peer, link) -> view.toThisNode().set(peer, link));
             between.forEach((pair, link) -> {
                 int arrow = pair.indexOf("->");
                 view.setBetween(pair.substring(0, arrow), pair.substring(arrow + 2), link);

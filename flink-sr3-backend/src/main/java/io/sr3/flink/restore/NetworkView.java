@@ -38,8 +38,8 @@ public final class NetworkView {
     /**
      * The view of {@code node}, made on first use (at the node's start, by {@link
      * RestoreNodeExtension}); from then on every ping a peer answers is a round trip it learns
-     * from, and every block read from or written to a peer (checkpoints, repair, restores) a
-     * bandwidth sample, without a probe of its own.
+     * from, and every block read from a peer (repair, reads, restores) a bandwidth sample,
+     * without a probe of its own.
      */
     public static NetworkView of(RingNode node) {
         return node.attachment(NetworkView.class, n -> {
