@@ -36,7 +36,7 @@ import java.util.regex.Pattern;
  * (a MiniDFSCluster in this JVM, started for the HDFS runs only). Nothing here asserts a timing.
  *
  * <p>The job's input arrives on a schedule from a fixed moment on, as records appended to a log
- * ({@code StatefulTestJob.buildOnSchedule}): a fill phase whose records are due faster than the
+ * ({@code ScheduledTestJob.build}): a fill phase whose records are due faster than the
  * job can process them builds the keyed state ({@link #STATE_BYTES}), then a steady phase at
  * {@link #STEADY_RATE}. Once the job has processed the fill, is back at the present and a
  * checkpoint of the full state completed, one TaskManager running its tasks is killed. Measured:

@@ -9,7 +9,7 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import javax.annotation.concurrent.NotThreadSafe;
 
 /**
- * How far the keyed operator of a job built by {@code StatefulTestJob.buildOnSchedule} is behind
+ * How far the keyed operator of a job built by {@code ScheduledTestJob.build} is behind
  * its input, read over REST: its input watermark (the minimum over its subtasks) names the last
  * record it has processed (event time of record {@code i} is {@code i} ms, watermarks trail the
  * largest timestamp by 1 ms and follow the records in every channel), and the schedule says when

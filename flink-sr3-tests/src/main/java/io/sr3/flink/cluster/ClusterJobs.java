@@ -2,6 +2,7 @@ package io.sr3.flink.cluster;
 
 import io.sr3.flink.testjob.BurstSchedule;
 import io.sr3.flink.testjob.FileResultSink;
+import io.sr3.flink.testjob.ScheduledTestJob;
 import io.sr3.flink.testjob.StatefulTestJob;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.configuration.ExternalizedCheckpointRetention;
@@ -47,7 +48,7 @@ public final class ClusterJobs {
     }
 
     /**
-     * {@link StatefulTestJob#buildOnSchedule}: input arriving on {@code schedule} from
+     * {@link io.sr3.flink.testjob.ScheduledTestJob#build}: input arriving on {@code schedule} from
      * {@code originMillis} on, results to a {@link FileResultSink}; the graph carries no backend
      * or storage, like {@link #statefulJob}.
      */
@@ -56,7 +57,7 @@ public final class ClusterJobs {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
         env.enableCheckpointing(checkpointInterval.toMillis());
-        StatefulTestJob.buildOnSchedule(env, spec, schedule, originMillis).sinkTo(new FileResultSink(resultDir))
+        ScheduledTestJob.build(env, spec, schedule, originMillis).sinkTo(new FileResultSink(resultDir))
                 .uid(StatefulTestJob.SINK_UID).name("file-result-sink");
         return env.getStreamGraph().getJobGraph();
     }

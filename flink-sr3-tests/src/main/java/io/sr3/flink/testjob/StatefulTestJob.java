@@ -72,38 +72,6 @@ public final class StatefulTestJob {
                 .process(new KeyedStateFunction(spec)).uid(STATE_UID + suffix).name("keyed-state" + suffix);
     }
 
-    /**
-     * The job of {@link #build} with an input that arrives on {@code schedule} from a fixed
-     * moment on, as records appended to a log: record {@code i} is held back until
-     * {@code originMillis + schedule.dueOffsetMillis(i)}, and a source that is behind (after a
-     * restore, on any TaskManager) reads what is due at full speed until it is back at the
-     * present. The source runs with parallelism 1 (one schedule, see {@link BurstyTestJob}); the
-     * event time of record {@code i} is {@code i} ms as in {@link #build}, so the keyed
-     * operator's input watermark tells which records it has processed. {@code spec.records()}
-     * must equal {@code schedule.records()}; the exact results are {@link #expectedResults}.
-     *
-     * @param originMillis epoch millis at which the schedule starts (the same clock in every process of one host)
-     */
-    public static DataStream<KeyResult> buildOnSchedule(StreamExecutionEnvironment env, TestJobSpec spec,
-            BurstSchedule schedule, long originMillis) {
-        if (spec.records() != schedule.records()) {
-            throw new IllegalArgumentException("The spec has " + spec.records() + " records, the schedule "
-                    + schedule.records());
-        }
-        if (originMillis <= 0) {
-            throw new IllegalArgumentException("originMillis must be an epoch time, was " + originMillis);
-        }
-        DataGeneratorSource<Event> source = new DataGeneratorSource<>(
-                new ScheduledEventGenerator(spec.runId(), schedule, spec.keys(), spec.payloadBytes(), originMillis),
-                spec.records(), new ScheduleRateLimiterStrategy<>(spec.runId()), TypeInformation.of(Event.class));
-        WatermarkStrategy<Event> watermarks = WatermarkStrategy.<Event>forMonotonousTimestamps()
-                .withTimestampAssigner((event, previous) -> event.index());
-        return env.fromSource(source, watermarks, "sr3-test-source").uid(SOURCE_UID).setParallelism(1)
-                .map(new FailureInjector(spec)).uid(INJECTOR_UID).name("failure-injector").setParallelism(1)
-                .keyBy(Event::key)
-                .process(new KeyedStateFunction(spec)).uid(STATE_UID).name("keyed-state");
-    }
-
     /** {@link #build} plus a {@link RegistrySink} for {@code spec.runId()}: for jobs in this JVM. */
     public static void addToEnvironment(StreamExecutionEnvironment env, TestJobSpec spec) {
         build(env, spec).sinkTo(new RegistrySink(spec.runId())).uid(SINK_UID).name("registry-sink");
