@@ -21,6 +21,8 @@ import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * {@code sr3.ring.seeds} as one DNS name with several addresses, as the Kubernetes examples use a
  * headless Service ({@code deploy/kubernetes/}): ring node processes ({@link Sr3RingNodeMain}) on
@@ -159,6 +161,8 @@ class Sr3DnsSeedsITCase {
             Map<String, Map<String, Long>> all = ringStats();
             return all.size() == nodes.size() && all.values().stream().allMatch(s -> s.get("ringSize") == size);
         }, () -> "ring sizes " + ringSizes() + "; logs in " + workDir);
+        assertThat(ringStats().values()).as("ring size seen by every node").hasSize(nodes.size())
+                .allSatisfy(s -> assertThat(s.get("ringSize")).isEqualTo((long) size));
     }
 
     /** STATS of every node by address; nodes that do not answer are left out. */

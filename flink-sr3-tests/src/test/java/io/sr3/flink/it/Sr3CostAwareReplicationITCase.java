@@ -52,6 +52,8 @@ import java.util.List;
 import java.util.Map;
 
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * {@code sr3.replication.mode: cost-aware} by configuration alone, in a MiniCluster over a ring of
  * four nodes with replication factor 2: a job of two independent pipelines, one whose keyed state
@@ -129,6 +131,8 @@ class Sr3CostAwareReplicationITCase {
                 return false; // a checkpoint being written or subsumed while read: the next poll reads another
             }
         }, () -> "copies per file of the latest checkpoint, by vertex: " + seen);
+        assertThat(seen.get("keyed-state-costly")).as("copies per file of the costly state").isNotEmpty().containsOnly(3);
+        assertThat(seen.get("keyed-state-cheap")).as("copies per file of the cheap state").isNotEmpty().containsOnly(2);
     }
 
     /**
