@@ -2,6 +2,7 @@ package io.sr3.flink.fs;
 
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.restore.BlockFetch;
+import io.sr3.flink.restore.BlockSink;
 import io.sr3.flink.restore.RestoreExecutor;
 import io.sr3.flink.restore.RestoreReport;
 
@@ -70,20 +71,32 @@ final class FileRestore {
                         StandardOpenOption.TRUNCATE_EXISTING));
             }
             RestoreReport report = new RestoreExecutor(node, node.config().restore()).restore(description, layout.fetches(),
-                    (index, data) -> {
-                        FileChannel channel = channels.get(layout.fileOf()[index]);
-                        ByteBuffer buffer = ByteBuffer.wrap(data);
-                        long position = layout.offsetOf()[index];
-                        while (buffer.hasRemaining()) {
-                            position += channel.write(buffer, position);
-                        }
-                    });
+                    new FileSink(layout, channels));
             // No force(): like Flink's own state download, a restored file that a crash cuts short is
             // downloaded again by the restore after it; the ring still holds every replica.
             return report;
         } finally {
             closeAll(channels);
             abortRegistrar.unregister(abort);
+        }
+    }
+
+    /** Writes each block at its offset in its file, straight from the buffer it was read into. */
+    private record FileSink(Layout layout, List<FileChannel> channels) implements BlockSink {
+
+        @Override
+        public void accept(int index, byte[] data) throws IOException {
+            accept(index, ByteBuffer.wrap(data));
+        }
+
+        @Override
+        public void accept(int index, ByteBuffer data) throws IOException {
+            FileChannel channel = channels.get(layout.fileOf()[index]);
+            ByteBuffer buffer = data.duplicate();
+            long position = layout.offsetOf()[index];
+            while (buffer.hasRemaining()) {
+                position += channel.write(buffer, position);
+            }
         }
     }
 

@@ -17,6 +17,7 @@ import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
 import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -120,6 +121,10 @@ final class PeerClient {
         }
         return timed(target, -1,
                 () -> transport.request(target.address(), MessageType.GET_BLOCK, Payloads.utf8(key)).thenApply(Frame::payload));
+    }
+
+    CompletableFuture<ByteBuffer> readOwnBlock(String key, int length, int crc32c, ByteBuffer target) {
+        return local(() -> store.readInto(key, length, crc32c, target));
     }
 
     CompletableFuture<byte[]> getVerified(Member target, String key, int length, int crc32c) {

@@ -16,6 +16,7 @@ import javax.annotation.Nullable;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
@@ -330,6 +331,14 @@ public final class RingNode implements AutoCloseable {
      */
     public CompletableFuture<byte[]> getVerified(Member target, String key, int length, int crc32c) {
         return peers.getVerified(target, key, length, crc32c);
+    }
+
+    /**
+     * Reads one of this node's own blocks into {@code target} on the node's I/O threads, verified
+     * and checked against the expected length and CRC32C ({@link BlockStore#readInto}).
+     */
+    public CompletableFuture<ByteBuffer> readOwnBlock(String key, int length, int crc32c, ByteBuffer target) {
+        return peers.readOwnBlock(key, length, crc32c, target);
     }
 
     /** Deletes a block on one node; a missing block is not an error. */

@@ -15,6 +15,7 @@ import javax.annotation.concurrent.NotThreadSafe;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -78,10 +79,10 @@ public final class RestoreExecutor {
         return new Run(description, blocks, sink).execute();
     }
 
-    /** The state of one restore. */
     /** Own blocks read at once during a restore: as many as the node's I/O threads. */
     static final int LOCAL_READS_IN_FLIGHT = 4;
 
+    /** The state of one restore. */
     private final class Run {
         private final String description;
         private final List<BlockFetch> blocks;
@@ -184,35 +185,66 @@ public final class RestoreExecutor {
 
         /**
          * Blocks this node holds itself need no network: they are read (and verified) on the
-         * node's I/O threads, {@link #LOCAL_READS_IN_FLIGHT} at a time, while the planned fetches
-         * are in flight, and delivered in order on this thread; a bad local copy is left to the
-         * plan.
+         * node's I/O threads into its {@link OwnBlockBuffers}, {@link #LOCAL_READS_IN_FLIGHT} at
+         * a time, while the planned fetches are in flight, and delivered in order on this thread;
+         * a bad local copy is left to the plan.
          *
          * @return whether every local copy was usable
          */
         private boolean readLocalBlocks() throws IOException {
             List<Integer> local = List.copyOf(readingLocally);
             readingLocally.clear();
-            Deque<CompletableFuture<byte[]>> reads = new ArrayDeque<>();
+            OwnBlockBuffers buffers = OwnBlockBuffers.of(node);
+            Deque<OwnRead> reads = new ArrayDeque<>();
             int started = 0;
             boolean allUsable = true;
-            for (int i : local) {
-                while (started < local.size() && reads.size() < LOCAL_READS_IN_FLIGHT) {
-                    BlockFetch next = blocks.get(local.get(started++));
-                    reads.add(node.relay(new RelayRequest(next.key(), next.length(), next.crc32c(), List.of())));
+            try {
+                for (int i : local) {
+                    while (started < local.size() && reads.size() < LOCAL_READS_IN_FLIGHT) {
+                        OwnRead read = startOwnRead(local.get(started), buffers, reads.isEmpty());
+                        if (read == null) {
+                            break; // every buffer is taken (by another restore): deliver what is in flight first
+                        }
+                        reads.add(read);
+                        started++;
+                    }
+                    OwnRead read = reads.poll();
+                    try {
+                        ByteBuffer data = read.result().join();
+                        localBlocks++;
+                        node.metrics().bytesRead.addAndGet(data.remaining());
+                        deliver(i, data);
+                    } catch (CompletionException e) {
+                        LOG.warn("[{}] local copy of {} unusable ({}); fetching it from a peer",
+                                node.self().id(), blocks.get(i).description(), e.getCause().getMessage());
+                        allUsable = false;
+                    } finally {
+                        read.release(buffers);
+                    }
                 }
-                try {
-                    byte[] data = reads.poll().join();
-                    localBlocks++;
-                    node.metrics().bytesRead.addAndGet(data.length);
-                    deliver(i, data);
-                } catch (CompletionException e) {
-                    LOG.warn("[{}] local copy of {} unusable ({}); fetching it from a peer",
-                            node.self().id(), blocks.get(i).description(), e.getCause().getMessage());
-                    allUsable = false;
-                }
+            } finally {
+                reads.forEach(read -> read.result().whenComplete((data, error) -> read.release(buffers)));
             }
             return allUsable;
+        }
+
+        /**
+         * Starts reading block {@code index} from this node's store into a free buffer; waits for
+         * one if {@code mustStart}, else returns null when none is free. A block larger than the
+         * buffers is read into an array.
+         */
+        @Nullable
+        private OwnRead startOwnRead(int index, OwnBlockBuffers buffers, boolean mustStart) throws IOException {
+            BlockFetch block = blocks.get(index);
+            if (block.length() > buffers.bufferBytes()) {
+                return new OwnRead(null, node.relay(new RelayRequest(block.key(), block.length(), block.crc32c(), List.of()))
+                        .thenApply(ByteBuffer::wrap));
+            }
+            ByteBuffer buffer = mustStart ? buffers.acquire() : buffers.tryAcquire();
+            if (buffer == null) {
+                return null;
+            }
+            return new OwnRead(buffer, node.readOwnBlock(block.key(), block.length(), block.crc32c(), buffer));
         }
 
         /** Plans every block not yet received around the unreachable nodes, and queues them. */
@@ -336,17 +368,28 @@ public final class RestoreExecutor {
         }
 
         private void deliver(int index, byte[] data) throws IOException {
-            if (done[index]) {
-                return;
+            if (!done[index]) {
+                sink.accept(index, data);
+                delivered(index, data.length);
             }
+        }
+
+        private void deliver(int index, ByteBuffer data) throws IOException {
+            if (!done[index]) {
+                int length = data.remaining();
+                sink.accept(index, data);
+                delivered(index, length);
+            }
+        }
+
+        private void delivered(int index, int length) {
             String holder = holderOf.remove(index);
             if (holder != null) {
                 network.holderLoad().remove(holder, blocks.get(index).length());
             }
-            sink.accept(index, data);
             done[index] = true;
             remaining--;
-            bytes += data.length;
+            bytes += length;
         }
 
         /** Takes this restore's outstanding blocks off the holders' load (before a re-plan, and at the end). */
@@ -432,4 +475,13 @@ public final class RestoreExecutor {
     }
 
     private record Outcome(int index, List<String> route, @Nullable byte[] data, @Nullable Throwable error) {}
+
+    /** A read of an own block in flight, into {@code buffer} (null: into an array of its own). */
+    private record OwnRead(@Nullable ByteBuffer buffer, CompletableFuture<ByteBuffer> result) {
+        void release(OwnBlockBuffers buffers) {
+            if (buffer != null) {
+                buffers.release(buffer);
+            }
+        }
+    }
 }

@@ -353,6 +353,48 @@ public final class BlockStore {
     }
 
     /**
+     * Reads a block into {@code target} (from its position 0, a direct buffer for a read without
+     * a heap copy), verifies it and checks that it is the content a manifest expects, like {@link
+     * #get(String, int, int)}; on return {@code target} holds the data between 0 and its limit.
+     * Restores read their own blocks this way into reused buffers, so a 4 MiB block costs no
+     * (humongous) heap array.
+     *
+     * @throws IllegalArgumentException if {@code target} cannot hold {@code expectedLength} bytes
+     * @throws BlockNotFoundException if this store has no such block
+     * @throws CorruptBlockException if the stored block is damaged or holds other content
+     */
+    public ByteBuffer readInto(String key, int expectedLength, int expectedCrc32c, ByteBuffer target)
+            throws IOException {
+        if (target.capacity() < expectedLength) {
+            throw new IllegalArgumentException("A buffer of " + target.capacity() + " bytes cannot hold block " + key
+                    + " of " + expectedLength + " bytes");
+        }
+        Path file = fileOf(key);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            Header header = readHeader(channel);
+            if (header.problem() != null) {
+                throw new CorruptBlockException(key, directory, header.problem());
+            }
+            if (header.length() != expectedLength || header.crc32c() != expectedCrc32c) {
+                throw new CorruptBlockException(key, directory, String.format(
+                        "holds %d bytes with CRC32C 0x%08x, expected %d bytes with CRC32C 0x%08x",
+                        header.length(), header.crc32c(), expectedLength, expectedCrc32c));
+            }
+            target.clear().limit(expectedLength);
+            readFully(channel, target);
+            target.flip();
+            CRC32C crc = new CRC32C();
+            crc.update(target.duplicate());
+            if ((int) crc.getValue() != header.crc32c()) {
+                throw new CorruptBlockException(key, directory, "CRC32C mismatch");
+            }
+            return target;
+        } catch (NoSuchFileException e) {
+            throw new BlockNotFoundException(key, directory);
+        }
+    }
+
+    /**
      * A block file's header as read, checked against the file's size.
      *
      * @param problem why the header cannot describe this file, or null if it does

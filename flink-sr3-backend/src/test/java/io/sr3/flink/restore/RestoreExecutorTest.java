@@ -12,6 +12,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -218,6 +219,60 @@ class RestoreExecutorTest {
     }
 
     @Test
+    void ownBlocksAreWrittenFromTheNodesReusedDirectBuffersNotFromNewArrays() throws Exception {
+        List<BlockFetch> own = ownBlocks("b-buffered-", 3 * OwnBlockBuffers.BUFFERS, blockSize());
+        BufferSink sink = new BufferSink();
+
+        RestoreReport report = executor(Structure.STAR).restore("own blocks", own, sink);
+
+        sink.assertExactly(ownContents);
+        assertThat(report.localBlocks()).isEqualTo(own.size());
+        assertThat(sink.arrays + sink.heapBuffers).as("blocks handed over in heap arrays").isZero();
+        assertThat(sink.directBuffers).as("distinct buffers").isNotEmpty().hasSizeLessThanOrEqualTo(OwnBlockBuffers.BUFFERS);
+    }
+
+    @Test
+    void restoresRunningAtOnceOnOneNodeShareItsBuffersAndBothComplete() throws Exception {
+        List<BlockFetch> first = ownBlocks("b-first-", 10, blockSize());
+        List<byte[]> firstContents = List.copyOf(ownContents);
+        ownContents.clear();
+        List<BlockFetch> second = ownBlocks("b-second-", 10, blockSize());
+        BufferSink firstSink = new BufferSink();
+        BufferSink secondSink = new BufferSink();
+        java.util.concurrent.CompletableFuture<RestoreReport> other = java.util.concurrent.CompletableFuture.supplyAsync(
+                () -> {
+                    try {
+                        return executor(Structure.STAR).restore("second", second, secondSink);
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                });
+
+        executor(Structure.STAR).restore("first", first, firstSink);
+        other.get(30, java.util.concurrent.TimeUnit.SECONDS);
+
+        firstSink.assertExactly(firstContents);
+        secondSink.assertExactly(ownContents);
+        java.util.Set<ByteBuffer> all = new java.util.HashSet<>(firstSink.directBuffers);
+        all.addAll(secondSink.directBuffers);
+        assertThat(all).as("buffers of both restores").isNotEmpty().hasSizeLessThanOrEqualTo(OwnBlockBuffers.BUFFERS);
+        assertThat(firstSink.heapBuffers + secondSink.heapBuffers).isZero();
+    }
+
+    @Test
+    void anOwnBlockLargerThanTheBuffersIsStillRestored() throws Exception {
+        int larger = blockSize() + 1000; // written under a larger block size
+        List<BlockFetch> own = ownBlocks("b-large-", 2, larger);
+        BufferSink sink = new BufferSink();
+
+        executor(Structure.STAR).restore("large own blocks", own, sink);
+
+        sink.assertExactly(ownContents);
+        assertThat(sink.directBuffers).isEmpty();
+        assertThat(sink.heapBuffers).isEqualTo(2);
+    }
+
+    @Test
     void aDamagedLocalCopyJoinsThePlanBesideTheRemoteBlocks() throws Exception {
         byte[] damaged = contents.get(0);
         byte[] remote = contents.get(1);
@@ -245,6 +300,27 @@ class RestoreExecutorTest {
         assertThat(NetworkView.of(recovering).holderLoad().snapshot()).as("a failed restore leaves no load behind").isEmpty();
     }
 
+    private final List<byte[]> ownContents = new ArrayList<>();
+
+    /** The recovering node's block size, that of its own-block buffers. */
+    private int blockSize() {
+        return recovering.config().blockSize();
+    }
+
+    /** Puts {@code count} random blocks of {@code size} bytes into the recovering node's own store only. */
+    private List<BlockFetch> ownBlocks(String prefix, int count, int size) throws Exception {
+        List<BlockFetch> own = new ArrayList<>();
+        Random random = new Random(count * 31L + size);
+        for (int i = 0; i < count; i++) {
+            byte[] data = new byte[size - i];
+            random.nextBytes(data);
+            recovering.store().put(prefix + i, data);
+            own.add(new BlockFetch(prefix + i, data.length, crc(data), List.of(recovering.self()), "own block " + i));
+            ownContents.add(data);
+        }
+        return own;
+    }
+
     private RestoreExecutor executor(Structure structure) {
         return new RestoreExecutor(recovering, new RestoreSettings(structure, 2, 6));
     }
@@ -260,6 +336,40 @@ class RestoreExecutorTest {
     }
 
     /** Keeps what the executor delivers and fails on a block delivered twice. */
+    /** Copies what it is given and notes whether it came as an array or in which direct buffer. */
+    private static class BufferSink implements BlockSink {
+        private final java.util.Map<Integer, byte[]> received = new java.util.HashMap<>();
+        private final java.util.Set<ByteBuffer> directBuffers =
+                java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        private int arrays;
+        private int heapBuffers;
+
+        @Override
+        public synchronized void accept(int index, byte[] data) {
+            arrays++;
+            received.put(index, data.clone());
+        }
+
+        @Override
+        public synchronized void accept(int index, ByteBuffer data) {
+            if (data.isDirect()) {
+                directBuffers.add(data);
+            } else {
+                heapBuffers++;
+            }
+            byte[] copy = new byte[data.remaining()];
+            data.duplicate().get(copy);
+            assertThat(received.put(index, copy)).as("block %d delivered twice", index).isNull();
+        }
+
+        synchronized void assertExactly(List<byte[]> expected) {
+            assertThat(received).hasSize(expected.size());
+            for (int i = 0; i < expected.size(); i++) {
+                assertThat(received.get(i)).as("block %d", i).isEqualTo(expected.get(i));
+            }
+        }
+    }
+
     private static class Collected implements BlockSink {
         private final List<byte[]> received = new ArrayList<>();
 

@@ -178,8 +178,22 @@ public final class ProcessCluster implements AutoCloseable {
                 extraConfig);
         return launcher.launch(name, config, "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
                 List.of("-D", "taskmanager.resource-id=" + name),
-                List.of("-Xmx224m", "-Xms224m", "-XX:MaxDirectMemorySize=256m", "-XX:MaxMetaspaceSize=192m"),
-                spec.sr3() ? LOCALHOST + ":" + slot.ringPort() : null);
+                taskManagerJvmOptions(), spec.sr3() ? LOCALHOST + ":" + slot.ringPort() : null);
+    }
+
+    /**
+     * The TaskManagers' heap and direct memory limits, then the space-separated options of the
+     * system property {@code sr3.cluster.taskmanager-jvm-options} (for example a flight recording
+     * when profiling a benchmark).
+     */
+    private static List<String> taskManagerJvmOptions() {
+        List<String> options = new ArrayList<>(
+                List.of("-Xmx224m", "-Xms224m", "-XX:MaxDirectMemorySize=256m", "-XX:MaxMetaspaceSize=192m"));
+        String extra = System.getProperty("sr3.cluster.taskmanager-jvm-options", "").trim();
+        if (!extra.isEmpty()) {
+            options.addAll(List.of(extra.split("\\s+")));
+        }
+        return options;
     }
 
     /** The initial TaskManagers' ring addresses, then those of TaskManagers started later that are alive. */
