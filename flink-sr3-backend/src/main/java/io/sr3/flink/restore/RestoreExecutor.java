@@ -184,67 +184,19 @@ public final class RestoreExecutor {
         }
 
         /**
-         * Blocks this node holds itself need no network: they are read (and verified) on the
-         * node's I/O threads into its {@link OwnBlockBuffers}, {@link #LOCAL_READS_IN_FLIGHT} at
-         * a time, while the planned fetches are in flight, and delivered in order on this thread;
-         * a bad local copy is left to the plan.
+         * Blocks this node holds itself need no network: {@link OwnBlockReads} reads them while
+         * the planned fetches are in flight; a bad local copy is left to the plan.
          *
          * @return whether every local copy was usable
          */
         private boolean readLocalBlocks() throws IOException {
             List<Integer> local = List.copyOf(readingLocally);
             readingLocally.clear();
-            OwnBlockBuffers buffers = OwnBlockBuffers.of(node);
-            Deque<OwnRead> reads = new ArrayDeque<>();
-            int started = 0;
-            boolean allUsable = true;
-            try {
-                for (int i : local) {
-                    while (started < local.size() && reads.size() < LOCAL_READS_IN_FLIGHT) {
-                        OwnRead read = startOwnRead(local.get(started), buffers, reads.isEmpty());
-                        if (read == null) {
-                            break; // every buffer is taken (by another restore): deliver what is in flight first
-                        }
-                        reads.add(read);
-                        started++;
-                    }
-                    OwnRead read = reads.poll();
-                    try {
-                        ByteBuffer data = read.result().join();
-                        localBlocks++;
-                        node.metrics().bytesRead.addAndGet(data.remaining());
-                        deliver(i, data);
-                    } catch (CompletionException e) {
-                        LOG.warn("[{}] local copy of {} unusable ({}); fetching it from a peer",
-                                node.self().id(), blocks.get(i).description(), e.getCause().getMessage());
-                        allUsable = false;
-                    } finally {
-                        read.release(buffers);
-                    }
-                }
-            } finally {
-                reads.forEach(read -> read.result().whenComplete((data, error) -> read.release(buffers)));
-            }
-            return allUsable;
-        }
-
-        /**
-         * Starts reading block {@code index} from this node's store into a free buffer; waits for
-         * one if {@code mustStart}, else returns null when none is free. A block larger than the
-         * buffers is read into an array.
-         */
-        @Nullable
-        private OwnRead startOwnRead(int index, OwnBlockBuffers buffers, boolean mustStart) throws IOException {
-            BlockFetch block = blocks.get(index);
-            if (block.length() > buffers.bufferBytes()) {
-                return new OwnRead(null, node.relay(new RelayRequest(block.key(), block.length(), block.crc32c(), List.of()))
-                        .thenApply(ByteBuffer::wrap));
-            }
-            ByteBuffer buffer = mustStart ? buffers.acquire() : buffers.tryAcquire();
-            if (buffer == null) {
-                return null;
-            }
-            return new OwnRead(buffer, node.readOwnBlock(block.key(), block.length(), block.crc32c(), buffer));
+            return OwnBlockReads.readInOrder(node, blocks, local, (index, data) -> {
+                localBlocks++;
+                node.metrics().bytesRead.addAndGet(data.remaining());
+                deliver(index, data);
+            });
         }
 
         /** Plans every block not yet received around the unreachable nodes, and queues them. */
@@ -276,9 +228,9 @@ public final class RestoreExecutor {
                     load.add(holder, source.bytes());
                 }
             });
-            routes = routes(currentPlan);
+            routes = PlanRoutes.routes(currentPlan);
             queue.clear();
-            queue.addAll(interleaved(currentPlan));
+            queue.addAll(PlanRoutes.interleaved(currentPlan));
             queue.removeIf(inFlight::contains);
         }
 
@@ -422,66 +374,5 @@ public final class RestoreExecutor {
         }
     }
 
-    /** The route of every planned block (by its index), from this node's neighbour to the holder. */
-    static Map<Integer, List<String>> routes(RestorePlan plan) {
-        Map<Integer, List<String>> routes = new HashMap<>();
-        plan.assignment().forEach((holder, sources) -> {
-            List<String> route = route(plan, holder);
-            for (BlockSource source : sources) {
-                routes.put(Integer.parseInt(source.key()), route);
-            }
-        });
-        return routes;
-    }
-
-    private static List<String> route(RestorePlan plan, String holder) {
-        return switch (plan.structure()) {
-            case STAR -> List.of(holder);
-            case LINE -> {
-                List<String> chain = plan.chain();
-                List<String> route = new ArrayList<>();
-                for (int i = chain.size() - 1; i >= chain.indexOf(holder); i--) {
-                    route.add(chain.get(i));
-                }
-                yield route;
-            }
-            case TREE -> {
-                Deque<String> route = new ArrayDeque<>();
-                for (String n = holder; !n.equals(RestorePlan.RECOVERING); n = plan.parents().get(n)) {
-                    route.addFirst(n);
-                }
-                yield List.copyOf(route);
-            }
-        };
-    }
-
-    /** Block indexes, one holder after the other, so that every holder sends from the start. */
-    private static List<Integer> interleaved(RestorePlan plan) {
-        List<Deque<BlockSource>> perHolder = new ArrayList<>();
-        plan.assignment().values().forEach(list -> perHolder.add(new ArrayDeque<>(list)));
-        List<Integer> order = new ArrayList<>();
-        boolean any = true;
-        while (any) {
-            any = false;
-            for (Deque<BlockSource> sources : perHolder) {
-                BlockSource next = sources.poll();
-                if (next != null) {
-                    order.add(Integer.parseInt(next.key()));
-                    any = true;
-                }
-            }
-        }
-        return order;
-    }
-
     private record Outcome(int index, List<String> route, @Nullable byte[] data, @Nullable Throwable error) {}
-
-    /** A read of an own block in flight, into {@code buffer} (null: into an array of its own). */
-    private record OwnRead(@Nullable ByteBuffer buffer, CompletableFuture<ByteBuffer> result) {
-        void release(OwnBlockBuffers buffers) {
-            if (buffer != null) {
-                buffers.release(buffer);
-            }
-        }
-    }
 }
