@@ -24,9 +24,10 @@ import java.util.concurrent.ScheduledExecutorService;
 /**
  * The running pacers of this JobManager process, at most one per job.
  *
- * <p>Static on purpose (the one registry of the JobManager side): Flink creates the checkpoint
- * storage's per-job access again whenever it builds a new execution graph for the same job, and
- * those instances cannot reach each other otherwise. A pacer removes itself when it stops. Each
+ * <p>Static on purpose, like {@link ReplicationPlanners} beside it (the JobManager side's two
+ * per-job registries): Flink creates the checkpoint storage's per-job access again whenever it
+ * builds a new execution graph for the same job, and those instances cannot reach each other
+ * otherwise. A pacer removes itself when it stops. Each
  * pacer runs on its own daemon thread and is published as the MBean
  * {@code io.sr3.flink:type=CheckpointPacer,job=<job id>}.
  */
