@@ -2,7 +2,6 @@ package io.sr3.flink.fs;
 
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.RingNode;
-import io.sr3.flink.ring.Member;
 import org.apache.flink.core.fs.BlockLocation;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FSDataOutputStream;
@@ -14,7 +13,6 @@ import org.apache.flink.util.WrappingProxyUtil;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import javax.annotation.Nullable;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.FileNotFoundException;
@@ -43,13 +41,14 @@ public final class Sr3FileSystem extends VersionedFileSystem {
     private static final Logger LOG = LoggerFactory.getLogger(Sr3FileSystem.class);
 
     private final URI uri;
-    private final String namespace;
+    private final NamespacePaths paths;
+    private final PathManifests pathManifests;
     private final Set<String> knownDirectories = ConcurrentHashMap.newKeySet();
 
     Sr3FileSystem(URI fsUri) {
-        String authority = fsUri.getAuthority();
-        this.namespace = authority == null ? "" : authority;
-        this.uri = URI.create(Sr3FileSystemFactory.SCHEME + "://" + namespace + "/");
+        this.paths = new NamespacePaths(fsUri);
+        this.uri = paths.uri();
+        this.pathManifests = new PathManifests(paths);
     }
 
     /**
@@ -83,16 +82,16 @@ public final class Sr3FileSystem extends VersionedFileSystem {
 
     @Override
     public FileStatus getFileStatus(Path path) throws IOException {
-        String key = normalize(path);
+        String key = paths.normalize(path);
         RingNode node = node();
-        Manifest manifest = existing(node, key);
+        Manifest manifest = pathManifests.existing(node, key);
         return status(manifest, node);
     }
 
     @Override
     public BlockLocation[] getFileBlockLocations(FileStatus file, long start, long len) throws IOException {
-        String key = normalize(file.getPath());
-        Manifest manifest = manifest(node(), key);
+        String key = paths.normalize(file.getPath());
+        Manifest manifest = pathManifests.manifest(node(), key);
         if (manifest == null || manifest.directory()) {
             return new BlockLocation[0];
         }
@@ -115,10 +114,10 @@ public final class Sr3FileSystem extends VersionedFileSystem {
      * @throws IOException if the path is a directory, or its manifest cannot be read
      */
     public List<FileBlock> fileBlocks(Path path) throws IOException {
-        String key = normalize(path);
-        Manifest manifest = existing(node(), key);
+        String key = paths.normalize(path);
+        Manifest manifest = pathManifests.existing(node(), key);
         if (manifest.directory()) {
-            throw new IOException(display(key) + " is a directory, not a file");
+            throw new IOException(paths.display(key) + " is a directory, not a file");
         }
         List<FileBlock> blocks = new ArrayList<>(manifest.blocks().size());
         long offset = 0;
@@ -136,13 +135,13 @@ public final class Sr3FileSystem extends VersionedFileSystem {
 
     @Override
     public FSDataInputStream open(Path path) throws IOException {
-        String key = normalize(path);
+        String key = paths.normalize(path);
         RingNode node = node();
-        Manifest manifest = existing(node, key);
+        Manifest manifest = pathManifests.existing(node, key);
         if (manifest.directory()) {
-            throw new IOException("Cannot open " + display(key) + ": it is a directory");
+            throw new IOException("Cannot open " + paths.display(key) + ": it is a directory");
         }
-        return new Sr3InputStream(node.storage(), manifest, display(key), PrefetchedBlocks.of(node));
+        return new Sr3InputStream(node.storage(), manifest, paths.display(key), PrefetchedBlocks.of(node));
     }
 
     /** Sources on the ring, destinations on the local disk (a bare file name counts as local). */
@@ -207,27 +206,27 @@ public final class Sr3FileSystem extends VersionedFileSystem {
     }
 
     private FileRestore.Source source(RingNode node, Path path) throws IOException {
-        String key = normalize(path);
-        Manifest manifest = existing(node, key);
+        String key = paths.normalize(path);
+        Manifest manifest = pathManifests.existing(node, key);
         if (manifest.directory()) {
-            throw new IOException("Cannot restore " + display(key) + ": it is a directory");
+            throw new IOException("Cannot restore " + paths.display(key) + ": it is a directory");
         }
-        return new FileRestore.Source(manifest, display(key));
+        return new FileRestore.Source(manifest, paths.display(key));
     }
 
     @Override
     public FileStatus[] listStatus(Path path) throws IOException {
-        String key = normalize(path);
+        String key = paths.normalize(path);
         RingNode node = node();
-        Manifest manifest = manifest(node, key);
+        Manifest manifest = pathManifests.manifest(node, key);
         if (manifest == null) {
-            throw new FileNotFoundException("Directory " + display(key) + " does not exist on the sr3 ring");
+            throw new FileNotFoundException("Directory " + paths.display(key) + " does not exist on the sr3 ring");
         }
         if (!manifest.directory()) {
             return new FileStatus[] {status(manifest, node)};
         }
         List<FileStatus> children = new ArrayList<>();
-        for (ManifestStore.Versions child : children(node, key)) {
+        for (ManifestStore.Versions child : pathManifests.children(node, key)) {
             children.add(status(child.newest(), node));
         }
         return children.toArray(new FileStatus[0]);
@@ -235,12 +234,12 @@ public final class Sr3FileSystem extends VersionedFileSystem {
 
     @Override
     public boolean delete(Path path, boolean recursive) throws IOException {
-        String key = normalize(path);
+        String key = paths.normalize(path);
         RingNode node = node();
         if (key.equals(NamespaceKeys.ROOT)) {
             throw new IOException("Cannot delete the root of " + uri);
         }
-        ManifestStore.Versions versions = versions(node, key);
+        ManifestStore.Versions versions = pathManifests.versions(node, key);
         if (versions == null || versions.newest().isTombstone()) {
             return false;
         }
@@ -251,9 +250,9 @@ public final class Sr3FileSystem extends VersionedFileSystem {
     private void delete(RingNode node, ManifestStore.Versions versions, boolean recursive) throws IOException {
         Manifest manifest = versions.newest();
         if (manifest.directory()) {
-            List<ManifestStore.Versions> children = children(node, manifest.path());
+            List<ManifestStore.Versions> children = pathManifests.children(node, manifest.path());
             if (!children.isEmpty() && !recursive) {
-                throw new IOException("Directory " + display(manifest.path()) + " is not empty (" + children.size()
+                throw new IOException("Directory " + paths.display(manifest.path()) + " is not empty (" + children.size()
                         + " entries); delete it recursively");
             }
             for (ManifestStore.Versions child : children) {
@@ -270,7 +269,7 @@ public final class Sr3FileSystem extends VersionedFileSystem {
 
     @Override
     public boolean mkdirs(Path path) throws IOException {
-        mkdirs(node(), normalize(path));
+        mkdirs(node(), paths.normalize(path));
         return true;
     }
 
@@ -279,15 +278,15 @@ public final class Sr3FileSystem extends VersionedFileSystem {
             return;
         }
         mkdirs(node, NamespaceKeys.parent(directory));
-        ManifestStore.Versions versions = versions(node, directory);
-        Manifest existing = live(versions);
+        ManifestStore.Versions versions = pathManifests.versions(node, directory);
+        Manifest existing = PathManifests.live(versions);
         if (existing != null && !existing.directory()) {
-            throw new FileAlreadyExistsException(display(directory), null, "a file exists where a directory is needed");
+            throw new FileAlreadyExistsException(paths.display(directory), null, "a file exists where a directory is needed");
         }
         if (existing == null) {
             long now = System.currentTimeMillis();
             new ManifestStore(node).write(Manifest.directory(directory,
-                    Manifest.nextGeneration(generation(versions), now), now));
+                    Manifest.nextGeneration(PathManifests.generation(versions), now), now));
         }
         knownDirectories.add(directory);
     }
@@ -307,33 +306,33 @@ public final class Sr3FileSystem extends VersionedFileSystem {
             throw new IllegalArgumentException("copies must be 1.." + Manifest.MAX_COPIES + ", or 0 for the replication "
                     + "factor; was " + copies + " for " + path);
         }
-        String key = normalize(path);
+        String key = paths.normalize(path);
         if (key.equals(NamespaceKeys.ROOT)) {
             throw new IOException("Cannot create a file at the root of " + uri);
         }
         RingNode node = node();
-        ManifestStore.Versions versions = versions(node, key);
-        Manifest existing = live(versions);
+        ManifestStore.Versions versions = pathManifests.versions(node, key);
+        Manifest existing = PathManifests.live(versions);
         if (existing != null) {
             if (existing.directory()) {
-                throw new IOException("Cannot create " + display(key) + ": a directory exists there");
+                throw new IOException("Cannot create " + paths.display(key) + ": a directory exists there");
             }
             if (overwrite == WriteMode.NO_OVERWRITE) {
-                throw new FileAlreadyExistsException(display(key), null, "file exists and the write mode is NO_OVERWRITE");
+                throw new FileAlreadyExistsException(paths.display(key), null, "file exists and the write mode is NO_OVERWRITE");
             }
         }
         mkdirs(node, NamespaceKeys.parent(key));
-        return new Sr3OutputStream(node, key, display(key), versions, overwrite == WriteMode.NO_OVERWRITE, copies);
+        return new Sr3OutputStream(node, key, paths.display(key), versions, overwrite == WriteMode.NO_OVERWRITE, copies);
     }
 
     /** Renames by re-pointing manifests; blocks do not move. */
     @Override
     public boolean rename(Path source, Path destination) throws IOException {
-        String from = normalize(source);
-        String to = normalize(destination);
+        String from = paths.normalize(source);
+        String to = paths.normalize(destination);
         RingNode node = node();
-        ManifestStore.Versions versions = versions(node, from);
-        if (live(versions) == null || live(versions(node, to)) != null || to.startsWith(from + "/")) {
+        ManifestStore.Versions versions = pathManifests.versions(node, from);
+        if (PathManifests.live(versions) == null || PathManifests.live(pathManifests.versions(node, to)) != null || to.startsWith(from + "/")) {
             return false;
         }
         mkdirs(node, NamespaceKeys.parent(to));
@@ -344,11 +343,11 @@ public final class Sr3FileSystem extends VersionedFileSystem {
     private void rename(RingNode node, ManifestStore.Versions source, String to) throws IOException {
         Manifest manifest = source.newest();
         ManifestStore manifests = new ManifestStore(node);
-        long generation = Manifest.nextGeneration(generation(versions(node, to)), System.currentTimeMillis());
+        long generation = Manifest.nextGeneration(PathManifests.generation(pathManifests.versions(node, to)), System.currentTimeMillis());
         manifests.write(manifest.withPath(to, generation));
         if (manifest.directory()) {
             knownDirectories.remove(manifest.path());
-            for (ManifestStore.Versions child : children(node, manifest.path())) {
+            for (ManifestStore.Versions child : pathManifests.children(node, manifest.path())) {
                 rename(node, child, to + child.newest().path().substring(manifest.path().length()));
             }
         }
@@ -362,161 +361,8 @@ public final class Sr3FileSystem extends VersionedFileSystem {
         return LocalRing.current();
     }
 
-    /**
-     * The file is certainly on none of the nodes (unreachable ones would have made the read fail
-     * as unavailable). When it belongs to a checkpoint being restored, its manifest was lost with
-     * more disks than the replication factor tolerates: say so, because "does not exist" alone
-     * sends people looking for a typo.
-     */
-    private FileNotFoundException notFound(RingNode node, String key) {
-        return new FileNotFoundException("File " + display(key) + " does not exist on the sr3 ring: enough of its "
-                + node.membership().members().size() + " storage nodes answered that none holds it, or it was deleted. "
-                + "If it belongs to a completed checkpoint, more disks were lost than sr3.ring.replication-factor ("
-                + node.config().replicationFactor() + ") tolerates; restore from a savepoint.");
-    }
-
-    /** The manifest of {@code key}, or the "lost or never written" error that names it. */
-    private Manifest existing(RingNode node, String key) throws IOException {
-        Manifest manifest = manifest(node, key);
-        if (manifest == null) {
-            throw notFound(node, key);
-        }
-        return manifest;
-    }
-
-    /** The live manifest of {@code key}, or null if it was never written or is deleted. */
-    @Nullable
-    private Manifest manifest(RingNode node, String key) throws IOException {
-        return live(versions(node, key));
-    }
-
-    /** Every version the ring holds of {@code key}, tombstones included; null if it never existed. */
-    @Nullable
-    private ManifestStore.Versions versions(RingNode node, String key) throws IOException {
-        if (key.equals(NamespaceKeys.ROOT)) {
-            Manifest root = Manifest.directory(NamespaceKeys.ROOT, 0, 0);
-            return new ManifestStore.Versions(root, root.encode(), List.of());
-        }
-        return new ManifestStore(node).read(NamespaceKeys.manifestKey(key), "manifest of " + display(key));
-    }
-
-    @Nullable
-    private static Manifest live(@Nullable ManifestStore.Versions versions) {
-        return versions == null || versions.newest().isTombstone() ? null : versions.newest();
-    }
-
-    /** The newest generation of a path, tombstones included; 0 if it never existed. */
-    private static long generation(@Nullable ManifestStore.Versions versions) {
-        return versions == null ? 0 : versions.newest().generation();
-    }
-
-    private List<ManifestStore.Versions> children(RingNode node, String directory) throws IOException {
-        List<ManifestStore.Versions> children = new ArrayList<>();
-        ManifestStore manifests = new ManifestStore(node);
-        for (String key : node.storage().listEverywhere(NamespaceKeys.childrenPrefix(directory)).keySet()) {
-            ManifestStore.Versions child = manifests.read(key, "a manifest under " + display(directory));
-            if (child != null && !child.newest().isTombstone()
-                    && NamespaceKeys.parent(child.newest().path()).equals(directory)) {
-                children.add(child);
-            }
-        }
-        return children;
-    }
-
-    /** "/a/b" for any form of the path; relative paths are taken from the root. */
-    private String normalize(Path path) {
-        URI pathUri = path.toUri();
-        if (pathUri.getScheme() != null && !Sr3FileSystemFactory.SCHEME.equals(pathUri.getScheme())) {
-            throw new IllegalArgumentException("Path " + path + " is not an sr3:// path");
-        }
-        String authority = pathUri.getAuthority() == null ? "" : pathUri.getAuthority();
-        if (pathUri.getScheme() != null && !authority.equals(namespace)) {
-            throw new IllegalArgumentException("Path " + path + " belongs to sr3://" + authority + "/, not to " + uri);
-        }
-        String p = pathUri.getPath();
-        if (p == null || p.isEmpty()) {
-            return NamespaceKeys.ROOT;
-        }
-        if (!p.startsWith("/")) {
-            p = "/" + p;
-        }
-        while (p.length() > 1 && p.endsWith("/")) {
-            p = p.substring(0, p.length() - 1);
-        }
-        return namespace.isEmpty() ? p : "/" + namespace + p;
-    }
-
-    private String display(String key) {
-        String p = namespace.isEmpty() ? key : key.substring(namespace.length() + 1);
-        return Sr3FileSystemFactory.SCHEME + "://" + namespace + p;
-    }
-
     private FileStatus status(Manifest manifest, RingNode node) {
         short replication = (short) (manifest.directory() ? 0 : manifest.copiesOr(node.config().replicationFactor()));
-        return new Sr3FileStatus(manifest, new Path(display(manifest.path())), replication);
-    }
-
-    /**
-     * A file's or directory's status as recorded in its manifest; its replication is, as in HDFS,
-     * the copies the file asks for, not the copies that exist now.
-     */
-    private record Sr3FileStatus(Manifest manifest, Path path, short replication) implements FileStatus {
-        @Override
-        public long getLen() {
-            return manifest.length();
-        }
-
-        @Override
-        public long getBlockSize() {
-            return manifest.blocks().isEmpty() ? 0 : manifest.blocks().get(0).length();
-        }
-
-        @Override
-        public short getReplication() {
-            return replication;
-        }
-
-        @Override
-        public long getModificationTime() {
-            return manifest.modificationTime();
-        }
-
-        @Override
-        public long getAccessTime() {
-            return 0;
-        }
-
-        @Override
-        public boolean isDir() {
-            return manifest.directory();
-        }
-
-        @Override
-        public Path getPath() {
-            return path;
-        }
-    }
-
-    /** Where one block lives. */
-    private record Sr3BlockLocation(Manifest.BlockRef block, long offset) implements BlockLocation {
-        @Override
-        public String[] getHosts() {
-            return block.holders().stream().map(Member::host).distinct().toArray(String[]::new);
-        }
-
-        @Override
-        public long getOffset() {
-            return offset;
-        }
-
-        @Override
-        public long getLength() {
-            return block.length();
-        }
-
-        @Override
-        public int compareTo(BlockLocation other) {
-            return Long.compare(offset, other.getOffset());
-        }
+        return new Sr3FileStatus(manifest, new Path(paths.display(manifest.path())), replication);
     }
 }

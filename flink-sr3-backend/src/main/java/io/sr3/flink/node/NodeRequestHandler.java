@@ -129,7 +129,7 @@ final class NodeRequestHandler implements RequestHandler {
                     node.store().delete(Payloads.utf8(request.payload()));
                     yield ok();
                 }
-                case CHECK_BLOCKS -> data(Payloads.blockStates(RingStorage.presence(node.store(),
+                case CHECK_BLOCKS -> data(Payloads.blockStates(BlockPresenceCheck.presence(node.store(),
                         Payloads.checkBlocks(request.payload()))));
                 case LIST_KEYS -> data(Payloads.stringList(node.store().keys(Payloads.utf8(request.payload()))));
                 case STATS -> data(Payloads.longMap(node.stats()));

@@ -1,12 +1,17 @@
 package io.sr3.flink.node;
 
+import io.sr3.flink.ring.ConsistentHash;
 import io.sr3.flink.ring.Member;
+import io.sr3.flink.ring.Membership;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import javax.annotation.Nullable;
 import javax.annotation.concurrent.GuardedBy;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -16,10 +21,13 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The copies of one key on many nodes, asked at once, for {@link RingStorage#readCopies}:
  * {@link #done} completes once every node answered, or once a copy was found and every node of
- * the key's placement answered. Counts and copies are read under this object's lock.
+ * the key's placement answered. Counts and copies are read under this object's lock. {@link
+ * #readCopies} runs one such read and decides what finding no copy means.
  */
 @ThreadSafe
 final class ParallelRead {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ParallelRead.class);
 
     private final RingNode node;
     private final String key;
@@ -36,6 +44,72 @@ final class ParallelRead {
         this.key = key;
         this.asked = asked;
         this.placement = placement;
+    }
+
+    /**
+     * Reads every copy of {@code key} by key alone, asking every member that is not suspected,
+     * and, when none was found, decides between absent for certain and unavailable as {@link
+     * RingStorage#readCopies} describes.
+     *
+     * @param everyNode whether to wait for every asked node, not only the key's placement
+     * @return every copy found; empty if the key is absent for certain
+     * @throws ReplicasUnreachableException if the key may be held only by nodes that could not be
+     *     asked
+     */
+    static List<RingStorage.Copy> readCopies(RingNode node, String key, String description, boolean everyNode)
+            throws IOException {
+        ConsistentHash ring = node.membership().ring();
+        List<Member> asked = new ArrayList<>();
+        Map<String, String> unreachable = new LinkedHashMap<>();
+        for (Member member : ring.successors(key)) {
+            if (node.membership().isSuspected(member)) {
+                unreachable.put(member.id(), "suspected: its last probe went unanswered");
+            } else {
+                asked.add(member);
+            }
+        }
+        List<Member> placement = new ArrayList<>();
+        for (Member m : ring.placement(key, null, Math.min(node.config().replicationFactor(), ring.size()))) {
+            if (m.isIn(asked)) {
+                placement.add(m);
+            }
+        }
+        ParallelRead read = new ParallelRead(node, key, asked, everyNode ? asked : placement);
+        read.start();
+        RingStorage.await(read.done);
+        int notFound;
+        List<RingStorage.Copy> copies;
+        synchronized (read) {
+            notFound = read.notFound;
+            copies = List.copyOf(read.copies);
+            unreachable.putAll(read.failures);
+        }
+        if (!copies.isEmpty()) {
+            return copies;
+        }
+        for (Membership.Departure departure : node.membership().departedWithin(mayHoldOnlyCopiesFor(node))) {
+            unreachable.put(departure.member().id(), "removed from the ring recently; may come back");
+        }
+        int known = notFound + unreachable.size();
+        int needed = Math.max(1, known - node.storage().writeQuorum() + 1);
+        if (notFound >= needed) {
+            if (!unreachable.isEmpty()) {
+                LOG.debug("[{}] {} is on none of the {} nodes that answered; unreachable: {}",
+                        node.self().id(), description, notFound, unreachable);
+            }
+            return List.of();
+        }
+        throw new ReplicasUnreachableException(description, key, notFound, needed, unreachable);
+    }
+
+    /**
+     * How long after its removal a member still counts as a possible holder of keys nobody live
+     * holds: {@code sr3.repair.delay} plus the failure detector's timeout. By then repair has
+     * copied what it held to live nodes, unless none of them held it either; a key all of whose
+     * holders stay away longer reads as absent. (The orphan sweep waits the longer grace period.)
+     */
+    private static Duration mayHoldOnlyCopiesFor(RingNode node) {
+        return node.config().durability().repairDelay().plus(node.config().failureTimeout());
     }
 
     void start() {

@@ -2,7 +2,6 @@ package io.sr3.flink.node;
 
 import io.sr3.flink.ring.ConsistentHash;
 import io.sr3.flink.ring.Member;
-import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockNotFoundException;
 import io.sr3.flink.store.BlockStore;
 import io.sr3.flink.transport.Crc32c;
@@ -19,7 +18,6 @@ import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -57,10 +55,12 @@ public final class RingStorage {
     private static final Logger LOG = LoggerFactory.getLogger(RingStorage.class);
 
     private final RingNode node;
+    private final ReplicaOrder order;
     private final AtomicBoolean smallRingWarned = new AtomicBoolean();
 
     RingStorage(RingNode node) {
         this.node = node;
+        this.order = new ReplicaOrder(node);
     }
 
     /**
@@ -121,17 +121,17 @@ public final class RingStorage {
                     + "is stored with {} cop{} until more nodes join", node.self().id(), ring.size(), copies,
                     node.config().replicationFactor(), wanted, wanted == 1 ? "y" : "ies");
         }
-        List<Member> order = suspectedLast(ring.placement(key, writerFirst ? node.self() : null, ring.size()));
-        if (order.size() < quorum) {
+        List<Member> targets = order.suspectedLast(ring.placement(key, writerFirst ? node.self() : null, ring.size()));
+        if (targets.size() < quorum) {
             List<String> members = new ArrayList<>();
-            for (Member m : order) {
+            for (Member m : targets) {
                 members.add(m.id());
             }
             node.metrics().failedWrites.incrementAndGet();
             return CompletableFuture.failedFuture(new WriteQuorumException(key, quorum, List.of(),
-                    Map.of("ring", "only " + members + " are members"), order.size()));
+                    Map.of("ring", "only " + members + " are members"), targets.size()));
         }
-        return new ReplicatedWrite(node, key, data, crc32c, wanted, quorum, writerFirst, order).start();
+        return new ReplicatedWrite(node, key, data, crc32c, wanted, quorum, writerFirst, targets).start();
     }
 
     /** How many copies a write aims for: the replication factor, fewer in a smaller ring, never below the quorum. */
@@ -147,24 +147,13 @@ public final class RingStorage {
     /** The nodes a write of {@code key} without a preferred writer asks, in order: placement first, suspected last. */
     public List<Member> writeOrder(String key) {
         ConsistentHash ring = node.membership().ring();
-        return suspectedLast(ring.placement(key, null, ring.size()));
+        return order.suspectedLast(ring.placement(key, null, ring.size()));
     }
 
     /** Blocking form of {@link #write}. */
     public List<Member> writeAndWait(String key, byte[] data, boolean writerFirst) throws IOException {
         requireBlockingAllowed("writing " + key);
         return await(write(key, data, writerFirst));
-    }
-
-    /** The members in the given order, suspected ones moved to the end. */
-    private List<Member> suspectedLast(List<Member> members) {
-        List<Member> ordered = new ArrayList<>(members.size());
-        List<Member> suspects = new ArrayList<>();
-        for (Member m : members) {
-            (node.membership().isSuspected(m) ? suspects : ordered).add(m);
-        }
-        ordered.addAll(suspects);
-        return ordered;
     }
 
     /**
@@ -178,7 +167,7 @@ public final class RingStorage {
             throws IOException {
         requireBlockingAllowed("reading " + description);
         Map<String, String> failures = new LinkedHashMap<>();
-        for (Member candidate : readOrder(key, holders)) {
+        for (Member candidate : order.forRead(key, holders)) {
             try {
                 byte[] data = await(node.getVerified(candidate, key, length, crc32c));
                 account(candidate, data.length, !failures.isEmpty());
@@ -194,16 +183,6 @@ public final class RingStorage {
         throw new BlockUnavailableException(description, key, failures);
     }
 
-    /**
-     * How long after its removal a member still counts as a possible holder of keys nobody live
-     * holds: {@code sr3.repair.delay} plus the failure detector's timeout. By then repair has
-     * copied what it held to live nodes, unless none of them held it either; a key all of whose
-     * holders stay away longer reads as absent. (The orphan sweep waits the longer grace period.)
-     */
-    private Duration mayHoldOnlyCopiesFor() {
-        return node.config().durability().repairDelay().plus(node.config().failureTimeout());
-    }
-
     /** One node's copy of a blob read by key alone. */
     public record Copy(Member holder, byte[] data) {}
 
@@ -215,8 +194,9 @@ public final class RingStorage {
      *
      * <p>An empty list means the key is absent for certain: at least {@code known - quorum + 1}
      * nodes answered that they do not hold it, where {@code known} counts the members (suspected
-     * ones included) and those removed within {@link #mayHoldOnlyCopiesFor} (they may come back
-     * with their disks), so no copy written to a quorum can be on the others.
+     * ones included) and those removed within {@code sr3.repair.delay} plus the failure detector's
+     * timeout (they may come back with their disks; see {@link ParallelRead#readCopies}), so no
+     * copy written to a quorum can be on the others.
      *
      * @throws ReplicasUnreachableException if the key may be held only by nodes that could not be
      *     asked: unavailable, not absent
@@ -235,51 +215,11 @@ public final class RingStorage {
 
     private List<Copy> readCopies(String key, String description, boolean everyNode) throws IOException {
         requireBlockingAllowed("reading " + description);
-        ConsistentHash ring = node.membership().ring();
-        List<Member> asked = new ArrayList<>();
-        Map<String, String> unreachable = new LinkedHashMap<>();
-        for (Member member : ring.successors(key)) {
-            if (node.membership().isSuspected(member)) {
-                unreachable.put(member.id(), "suspected: its last probe went unanswered");
-            } else {
-                asked.add(member);
-            }
+        List<Copy> copies = ParallelRead.readCopies(node, key, description, everyNode);
+        for (Copy copy : copies) {
+            account(copy.holder(), copy.data().length, false);
         }
-        List<Member> placement = new ArrayList<>();
-        for (Member m : ring.placement(key, null, Math.min(node.config().replicationFactor(), ring.size()))) {
-            if (m.isIn(asked)) {
-                placement.add(m);
-            }
-        }
-        ParallelRead read = new ParallelRead(node, key, asked, everyNode ? asked : placement);
-        read.start();
-        await(read.done);
-        int notFound;
-        List<Copy> copies;
-        synchronized (read) {
-            notFound = read.notFound;
-            copies = List.copyOf(read.copies);
-            unreachable.putAll(read.failures);
-        }
-        if (!copies.isEmpty()) {
-            for (Copy copy : copies) {
-                account(copy.holder(), copy.data().length, false);
-            }
-            return copies;
-        }
-        for (Membership.Departure departure : node.membership().departedWithin(mayHoldOnlyCopiesFor())) {
-            unreachable.put(departure.member().id(), "removed from the ring recently; may come back");
-        }
-        int known = notFound + unreachable.size();
-        int needed = Math.max(1, known - writeQuorum() + 1);
-        if (notFound >= needed) {
-            if (!unreachable.isEmpty()) {
-                LOG.debug("[{}] {} is on none of the {} nodes that answered; unreachable: {}",
-                        node.self().id(), description, notFound, unreachable);
-            }
-            return List.of();
-        }
-        throw new ReplicasUnreachableException(description, key, notFound, needed, unreachable);
+        return copies;
     }
 
     /**
@@ -371,81 +311,7 @@ public final class RingStorage {
      * @return one entry per block, in order; fails (in the future) when the node does not answer
      */
     public CompletableFuture<List<BlockStore.Presence>> checkBlocks(Member target, List<Payloads.ExpectedBlock> blocks) {
-        if (target.sameNode(node.self())) {
-            try {
-                List<BlockStore.Presence> found = new ArrayList<>(blocks.size());
-                for (Payloads.BlockState state : presence(node.store(), blocks)) {
-                    found.add(toPresence(state));
-                }
-                return CompletableFuture.completedFuture(found);
-            } catch (IOException e) {
-                return CompletableFuture.failedFuture(e);
-            }
-        }
-        List<CompletableFuture<List<Payloads.BlockState>>> parts = new ArrayList<>();
-        for (int from = 0; from < blocks.size(); from += Payloads.MAX_CHECKED_BLOCKS) {
-            List<Payloads.ExpectedBlock> part = blocks.subList(from, Math.min(blocks.size(), from + Payloads.MAX_CHECKED_BLOCKS));
-            parts.add(node.client().request(target.address(), MessageType.CHECK_BLOCKS, Payloads.checkBlocks(part))
-                    .thenApply(answer -> {
-                        List<Payloads.BlockState> states = Payloads.blockStates(answer.payload());
-                        if (states.size() != part.size()) {
-                            throw new CompletionException(new IOException(target.id() + " answered CHECK_BLOCKS of "
-                                    + part.size() + " blocks with " + states.size() + " states"));
-                        }
-                        return states;
-                    }));
-        }
-        return CompletableFuture.allOf(parts.toArray(new CompletableFuture[0])).thenApply(ignored -> {
-            List<BlockStore.Presence> found = new ArrayList<>(blocks.size());
-            for (CompletableFuture<List<Payloads.BlockState>> part : parts) {
-                for (Payloads.BlockState state : part.join()) {
-                    found.add(toPresence(state));
-                }
-            }
-            return found;
-        });
-    }
-
-    /** What {@code store} holds of each expected block, from headers alone: the answer to a {@code CHECK_BLOCKS}. */
-    static List<Payloads.BlockState> presence(BlockStore store, List<Payloads.ExpectedBlock> blocks) throws IOException {
-        List<Payloads.BlockState> states = new ArrayList<>(blocks.size());
-        for (Payloads.ExpectedBlock block : blocks) {
-            BlockStore.Presence presence = store.presence(block.key(), block.length(), block.crc32c());
-            states.add(new Payloads.BlockState(presence.state().ordinal(), presence.detail()));
-        }
-        return states;
-    }
-
-    private static BlockStore.Presence toPresence(Payloads.BlockState state) {
-        return new BlockStore.Presence(BlockStore.Presence.State.values()[state.state()], state.detail());
-    }
-
-    /** Reads of one blob, by a holder or any node, as tried by {@link #readVerified}. */
-    private List<Member> readOrder(String key, List<Member> holders) {
-        List<Member> order = new ArrayList<>();
-        Member self = node.self();
-        for (Member h : holders) {
-            if (h.sameNode(self)) {
-                order.add(self);
-            }
-        }
-        for (Member h : holders) {
-            if (!h.isIn(order) && node.membership().isLive(h) && !node.membership().isSuspected(h)) {
-                order.add(h);
-            }
-        }
-        for (Member m : suspectedLast(node.membership().ring().successors(key))) {
-            if (!m.isIn(order)) {
-                order.add(m);
-            }
-        }
-        // Holders that left the ring are tried last: a node may be back before the detector noticed.
-        for (Member h : holders) {
-            if (!h.isIn(order)) {
-                order.add(h);
-            }
-        }
-        return order;
+        return BlockPresenceCheck.ask(node, target, blocks);
     }
 
     /** Whether a node answered that it does not hold a key, locally or over the wire. */

@@ -11,23 +11,14 @@ import org.slf4j.LoggerFactory;
 import javax.annotation.concurrent.NotThreadSafe;
 
 import java.io.IOException;
-import java.io.InterruptedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Queue;
 import java.util.SplittableRandom;
-import java.util.TreeSet;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.zip.CRC32C;
 
 /**
@@ -141,7 +132,7 @@ public final class NetworkProbe {
                             + "hop start-up %.2f ms; probed in %.1f s",
                     toThisNode.size(), megabytes(toThisNode.values().stream().map(Link::bytesPerSecond).sorted().toList()),
                     between.isEmpty() ? "-" : String.format(Locale.ROOT, "%.0f",
-                            median(between.values().stream().mapToDouble(Link::bytesPerSecond).toArray()) / 1e6),
+                            RelayTimer.median(between.values().stream().mapToDouble(Link::bytesPerSecond).toArray()) / 1e6),
                     megabytes(aggregateBytesPerSecond), inboundBytesPerSecond / 1e6, incastThreshold, incastPenalty,
                     hopStartup.toNanos() / 1e6, elapsed.toMillis() / 1e3);
         }
@@ -156,10 +147,12 @@ public final class NetworkProbe {
 
     private final RingNode node;
     private final Settings settings;
+    private final RelayTimer timer;
 
     public NetworkProbe(RingNode node, Settings settings) {
         this.node = node;
         this.settings = settings;
+        this.timer = new RelayTimer(node, settings);
         int frameRoom = node.config().maxFrameSize() - NodeConfig.BLOCK_FRAME_OVERHEAD;
         if (settings.probeBytes() > frameRoom) {
             throw new IllegalArgumentException("probeBytes " + settings.probeBytes() + " does not fit into a frame of "
@@ -186,8 +179,8 @@ public final class NetworkProbe {
         try {
             for (Member holder : holders) {
                 String key = probeKey(holder);
-                await(node.put(holder, key, big), "placing probe block " + key + " on " + holder.id());
-                await(node.put(holder, key + "-rtt", tiny), "placing probe block " + key + "-rtt on " + holder.id());
+                timer.await(node.put(holder, key, big), "placing probe block " + key + " on " + holder.id());
+                timer.await(node.put(holder, key + "-rtt", tiny), "placing probe block " + key + "-rtt on " + holder.id());
                 bigFetch.put(holder.id(), new RelayRequest(key, big.length, crc(big), List.of(holder.id())));
                 tinyFetch.put(holder.id(), new RelayRequest(key + "-rtt", tiny.length, crc(tiny), List.of(holder.id())));
             }
@@ -211,11 +204,11 @@ public final class NetworkProbe {
         fastestFirst.sort(Comparator.comparingDouble((String h) -> -toThisNode.get(h).bytesPerSecond()).thenComparing(h -> h));
         List<Double> aggregates = new ArrayList<>();
         for (int k = 1; k <= fastestFirst.size(); k++) {
-            aggregates.add(streamRate(lanes(fastestFirst.subList(0, k), Math.max(k, settings.concurrentFetches())), bigFetch));
+            aggregates.add(timer.streamRate(RelayTimer.lanes(fastestFirst.subList(0, k), Math.max(k, settings.concurrentFetches())), bigFetch));
         }
         Inbound inbound = fitInbound(aggregates);
         // The first block of a forwarded stream crosses each hop before the pipeline flows.
-        double blockSeconds = median(between.values().stream().mapToDouble(l -> node.config().blockSize() / l.bytesPerSecond()).toArray());
+        double blockSeconds = RelayTimer.median(between.values().stream().mapToDouble(l -> node.config().blockSize() / l.bytesPerSecond()).toArray());
         Duration hopStartup = between.isEmpty() ? Duration.ZERO : seconds(blockSeconds);
         return new Measurement(toThisNode, between, aggregates, inbound.bytesPerSecond(), inbound.incastThreshold(),
                 inbound.incastPenalty(), hopStartup, Duration.ofNanos(System.nanoTime() - start));
@@ -226,13 +219,13 @@ public final class NetworkProbe {
             throws IOException {
         Map<String, Link> links = new LinkedHashMap<>();
         for (String holder : bigFetch.keySet()) {
-            timeOnce(tinyFetch.get(holder)); // opens the connection
-            double roundTrip = medianSeconds(tinyFetch.get(holder));
-            double single = medianSeconds(bigFetch.get(holder));
+            timer.timeOnce(tinyFetch.get(holder)); // opens the connection
+            double roundTrip = timer.medianSeconds(tinyFetch.get(holder));
+            double single = timer.medianSeconds(bigFetch.get(holder));
             // Enough blocks in flight that their transmissions cover one whole fetch, round trip included.
             double transmit = Math.max(single - roundTrip, 1e-6);
             int window = (int) Math.min(MAX_WINDOW, Math.ceil(single / transmit) + 1);
-            links.put(holder, new Link(streamRate(lanes(List.of(holder), window), bigFetch), seconds(roundTrip)));
+            links.put(holder, new Link(timer.streamRate(RelayTimer.lanes(List.of(holder), window), bigFetch), seconds(roundTrip)));
         }
         return links;
     }
@@ -250,19 +243,19 @@ public final class NetworkProbe {
                 }
                 RelayRequest tinyVia = new RelayRequest(tinyFetch.get(b).key(), TINY_BYTES, tinyFetch.get(b).crc32c(), List.of(a, b));
                 RelayRequest bigVia = new RelayRequest(bigFetch.get(b).key(), settings.probeBytes(), bigFetch.get(b).crc32c(), List.of(a, b));
-                timeOnce(tinyVia); // opens the connection from a to b
-                timeOnce(bigVia);
+                timer.timeOnce(tinyVia); // opens the connection from a to b
+                timer.timeOnce(bigVia);
                 // Each 2-hop fetch is paired with a direct one just before it, so that drift cancels out.
                 double[] tinyExtra = new double[settings.samples()];
                 double[] bigExtra = new double[settings.samples()];
                 for (int i = 0; i < settings.samples(); i++) {
-                    double direct = timeOnce(tinyFetch.get(a));
-                    tinyExtra[i] = timeOnce(tinyVia) - direct;
-                    direct = timeOnce(bigFetch.get(a));
-                    bigExtra[i] = timeOnce(bigVia) - direct;
+                    double direct = timer.timeOnce(tinyFetch.get(a));
+                    tinyExtra[i] = timer.timeOnce(tinyVia) - direct;
+                    direct = timer.timeOnce(bigFetch.get(a));
+                    bigExtra[i] = timer.timeOnce(bigVia) - direct;
                 }
-                double hopRoundTrip = Math.max(0, median(tinyExtra));
-                double stage = median(bigExtra) - hopRoundTrip;
+                double hopRoundTrip = Math.max(0, RelayTimer.median(tinyExtra));
+                double stage = RelayTimer.median(bigExtra) - hopRoundTrip;
                 // A stage lost in the noise is a link too fast to time; one that seems endless is noise too.
                 double rate = Math.min(10 * fastest, Math.max(slowest / 100, settings.probeBytes() / Math.max(stage, 1e-9)));
                 between.put(b + "->" + a, new Link(rate, seconds(hopRoundTrip)));
@@ -293,77 +286,9 @@ public final class NetworkProbe {
         return new Inbound(best, threshold, penalty);
     }
 
-    /**
-     * Streams probe blocks over {@code lanes} (one holder id per lane, repeated for more in
-     * flight), each lane fetching {@code 2 * samples} blocks one after the other, and returns the
-     * steady rate: the blocks after the first wave over the time after it. The first wave pays
-     * the round trip and arrives all at once, which a long restore does only once.
-     */
-    private double streamRate(List<String> lanes, Map<String, RelayRequest> fetch) throws IOException {
-        int perLane = 2 * settings.samples();
-        Queue<Long> delivered = new ConcurrentLinkedQueue<>();
-        List<CompletableFuture<Void>> running = new ArrayList<>();
-        for (String holder : lanes) {
-            CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
-            for (int i = 0; i < perLane; i++) {
-                chain = chain.thenCompose(ignored -> node.relay(fetch.get(holder)).thenAccept(data -> delivered.add(System.nanoTime())));
-            }
-            running.add(chain);
-        }
-        await(CompletableFuture.allOf(running.toArray(new CompletableFuture<?>[0])), "streaming probe blocks from "
-                + new TreeSet<>(lanes), perLane * lanes.size());
-        long[] times = delivered.stream().mapToLong(t -> t).sorted().toArray();
-        double afterFirstWave = (times[times.length - 1] - times[lanes.size() - 1]) / 1e9;
-        return (double) (times.length - lanes.size()) * settings.probeBytes() / Math.max(afterFirstWave, 1e-9);
-    }
-
-    /** {@code count} lanes spread round robin over {@code holders}. */
-    private static List<String> lanes(List<String> holders, int count) {
-        List<String> lanes = new ArrayList<>(count);
-        for (int i = 0; i < count; i++) {
-            lanes.add(holders.get(i % holders.size()));
-        }
-        return lanes;
-    }
-
-    private double medianSeconds(RelayRequest request) throws IOException {
-        double[] times = new double[settings.samples()];
-        for (int i = 0; i < times.length; i++) {
-            times[i] = timeOnce(request);
-        }
-        return median(times);
-    }
-
-    private double timeOnce(RelayRequest request) throws IOException {
-        long begin = System.nanoTime();
-        await(node.relay(request), "fetching probe block " + request.key() + " along " + request.route());
-        return (System.nanoTime() - begin) / 1e9;
-    }
-
-    private <T> T await(CompletableFuture<T> future, String what) throws IOException {
-        return await(future, what, 1);
-    }
-
-    /** Waits for {@code future}, allowing {@code requests} request deadlines of the longest route the probe uses. */
-    private <T> T await(CompletableFuture<T> future, String what, int requests) throws IOException {
-        Duration deadline = node.config().requestTimeout().multipliedBy(2L * Math.max(1, requests));
-        try {
-            return future.get(deadline.toNanos(), TimeUnit.NANOSECONDS);
-        } catch (ExecutionException e) {
-            Throwable cause = e.getCause();
-            throw new IOException("sr3 network probe from " + node.self().id() + " failed " + what + ": " + cause.getMessage(), cause);
-        } catch (TimeoutException e) {
-            throw new IOException("sr3 network probe from " + node.self().id() + " got no answer " + what + " within "
-                    + deadline + "; is the peer overloaded or gone?", e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("Interrupted " + what);
-        }
-    }
-
     private void deleteQuietly(Member holder, String key) {
         try {
-            await(node.delete(holder, key), "deleting probe block " + key + " on " + holder.id());
+            timer.await(node.delete(holder, key), "deleting probe block " + key + " on " + holder.id());
         } catch (IOException e) {
             LOG.warn("[{}] could not delete probe block {} on {}; the orphan sweep will: {}",
                     node.self().id(), key, holder.id(), e.getMessage());
@@ -389,15 +314,5 @@ public final class NetworkProbe {
 
     private static Duration seconds(double seconds) {
         return Duration.ofNanos((long) (seconds * 1e9));
-    }
-
-    static double median(double[] values) {
-        if (values.length == 0) {
-            return Double.NaN;
-        }
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 }

@@ -72,9 +72,9 @@ public final class NodeIdentity implements AutoCloseable {
      *     belongs to another cluster
      */
     public static NodeIdentity open(Path storeDirectory, @Nullable String clusterId) throws IOException {
-        BlockStore.createOwnerOnlyDirectory(storeDirectory);
+        OwnerOnlyPermissions.createDirectory(storeDirectory);
         FileChannel channel = FileChannel.open(storeDirectory.resolve(LOCK_FILE),
-                Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), BlockStore.ownerOnlyFile(storeDirectory));
+                Set.of(StandardOpenOption.CREATE, StandardOpenOption.WRITE), OwnerOnlyPermissions.fileAttributes(storeDirectory));
         FileLock lock;
         try {
             lock = channel.tryLock();
@@ -118,7 +118,7 @@ public final class NodeIdentity implements AutoCloseable {
         String content = "sr3-node-id v1 " + nodeId + "\n" + (clusterId == null ? "" : "cluster " + clusterId + "\n");
         Files.deleteIfExists(temp); // left by a start that crashed before the rename
         try (FileChannel out = FileChannel.open(temp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
-                BlockStore.ownerOnlyFile(directory))) {
+                OwnerOnlyPermissions.fileAttributes(directory))) {
             ByteBuffer bytes = ByteBuffer.wrap(content.getBytes(StandardCharsets.UTF_8));
             while (bytes.hasRemaining()) {
                 out.write(bytes);

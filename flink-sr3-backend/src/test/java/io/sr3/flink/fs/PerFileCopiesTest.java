@@ -1,14 +1,14 @@
 package io.sr3.flink.fs;
 
+import io.sr3.flink.node.PerTestRingExtension;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.TestingRing;
 import io.sr3.flink.ring.Member;
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileSystem.WriteMode;
 import org.apache.flink.core.fs.Path;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -28,20 +28,11 @@ class PerFileCopiesTest {
 
     private static final int BLOCK = TestingRing.testConfig().blockSize();
 
-    @TempDir java.nio.file.Path root;
-
-    private TestingRing ring;
-
-    @AfterEach
-    void stop() {
-        if (ring != null) {
-            ring.close();
-        }
-    }
+    @RegisterExtension final PerTestRingExtension rings = new PerTestRingExtension();
 
     @Test
     void aFileWrittenWithThreeCopiesHasThreeHoldersPerBlockAndItsManifestOnThreeNodes() throws Exception {
-        ring = TestingRing.start(4, TestingRing.testConfig(), root);
+        rings.start(4, TestingRing.testConfig());
         Sr3FileSystem fs = (Sr3FileSystem) new Path("sr3:///").getFileSystem();
         Path costly = write(fs, "costly", 3);
         Path plain = write(fs, "plain", Manifest.RING_DEFAULT);
@@ -56,7 +47,7 @@ class PerFileCopiesTest {
 
     @Test
     void repairBringsEachFileBackToItsOwnCopiesAfterANodeLoss() throws Exception {
-        ring = TestingRing.start(5, TestingRing.testConfig(), root);
+        TestingRing ring = rings.start(5, TestingRing.testConfig());
         Sr3FileSystem fs = (Sr3FileSystem) new Path("sr3:///").getFileSystem();
         Path costly = write(fs, "costly", 3);
         Path plain = write(fs, "plain", Manifest.RING_DEFAULT);
@@ -79,7 +70,7 @@ class PerFileCopiesTest {
 
     @Test
     void copiesOutsideTheManifestRangeAreRefusedBeforeAnythingIsWritten() throws Exception {
-        ring = TestingRing.start(2, TestingRing.testConfig(), root);
+        rings.start(2, TestingRing.testConfig());
         Sr3FileSystem fs = (Sr3FileSystem) new Path("sr3:///").getFileSystem();
         Path path = new Path("sr3:///copies-test/" + UUID.randomUUID() + "/refused");
         assertThatThrownBy(() -> fs.create(path, WriteMode.NO_OVERWRITE, 256))
@@ -102,7 +93,7 @@ class PerFileCopiesTest {
     private int manifestCopies(Path path) throws IOException {
         String key = NamespaceKeys.manifestKey(path.toUri().getPath());
         int holders = 0;
-        for (RingNode node : ring.nodes()) {
+        for (RingNode node : rings.ring().nodes()) {
             if (node.isRunning() && node.store().contains(key)) {
                 holders++;
             }

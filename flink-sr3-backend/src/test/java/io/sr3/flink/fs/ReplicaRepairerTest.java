@@ -1,5 +1,6 @@
 package io.sr3.flink.fs;
 
+import io.sr3.flink.node.PerTestRingExtension;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.RingRole;
 import io.sr3.flink.node.TestingRing;
@@ -9,9 +10,8 @@ import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.FileSystem.WriteMode;
 import org.apache.flink.core.fs.Path;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.IOException;
 import java.util.List;
@@ -25,20 +25,11 @@ class ReplicaRepairerTest {
 
     private static final int BLOCK = TestingRing.testConfig().blockSize();
 
-    @TempDir java.nio.file.Path root;
-
-    private TestingRing ring;
-
-    @AfterEach
-    void stop() {
-        if (ring != null) {
-            ring.close();
-        }
-    }
+    @RegisterExtension final PerTestRingExtension rings = new PerTestRingExtension();
 
     @Test
     void survivorsRestoreTheReplicationFactorSoTheNextLossLosesNothing() throws Exception {
-        ring = TestingRing.start(4, TestingRing.testConfig(), root);
+        TestingRing ring = rings.start(4, TestingRing.testConfig());
         Path file = new Path("sr3:///repair-test/" + UUID.randomUUID() + "/data");
         FileSystem fs = file.getFileSystem();
         byte[] data = new byte[3 * BLOCK + 17];
@@ -73,7 +64,7 @@ class ReplicaRepairerTest {
 
     @Test
     void aLostMemberShowsAsPendingRepairAtOnceAndUntilAScanFindsNothingToRepair() throws Exception {
-        ring = TestingRing.start(3, TestingRing.testConfig(), root);
+        TestingRing ring = rings.start(3, TestingRing.testConfig());
         Path file = new Path("sr3:///repair-test/" + UUID.randomUUID() + "/data");
         try (FSDataOutputStream out = file.getFileSystem().create(file, WriteMode.NO_OVERWRITE)) {
             out.write(new byte[2 * BLOCK]);
@@ -109,7 +100,7 @@ class ReplicaRepairerTest {
 
     @Test
     void aScanThatLeftWorkRunsAgainWhenTheMembersOfTheLastCleanScanAreBack() throws Exception {
-        ring = TestingRing.start(3, TestingRing.testConfig(), root);
+        TestingRing ring = rings.start(3, TestingRing.testConfig());
         RingNode owner = ring.node(1);
         ReplicaRepairer repairer = new ReplicaRepairer(owner);
         repairer.run();
@@ -147,7 +138,7 @@ class ReplicaRepairerTest {
 
     @Test
     void aNodeOutsideTheOwnersViewKeepsScanningUntilTheOwnersRepairReachesItsCopy() throws Exception {
-        ring = TestingRing.start(3, TestingRing.testConfig(), root);
+        TestingRing ring = rings.start(3, TestingRing.testConfig());
         byte[] data = new byte[1000];
         new Random(5).nextBytes(data);
         java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
@@ -181,7 +172,7 @@ class ReplicaRepairerTest {
     }
 
     private RingNode nodeOf(Member member) {
-        return ring.nodes().stream().filter(n -> n.self().sameNode(member)).findFirst().orElseThrow();
+        return rings.ring().nodes().stream().filter(n -> n.self().sameNode(member)).findFirst().orElseThrow();
     }
 
     /** Reads the file while {@code absent} holds nothing: its blocks are set aside and put back afterwards. */
@@ -213,9 +204,9 @@ class ReplicaRepairerTest {
 
     @Test
     void clientNodeIsNeverPlacedButReadsAndWritesThroughTheRing() throws Exception {
-        ring = TestingRing.start(2, TestingRing.testConfig(), root.resolve("storage"));
+        TestingRing ring = rings.start(2, TestingRing.testConfig());
         try (RingNode client = RingNode.start(TestingRing.testConfig().withRole(RingRole.CLIENT)
-                .withPortAndStore(0, root.resolve("client")))) {
+                .withPortAndStore(0, rings.root().resolve("client")))) {
             TestingRing.awaitCondition(() -> client.membership().members().size() == 2, "the client to see both nodes");
             List<String> stored = client.storage().writeAndWait("b-client-test-0", new byte[] {1, 2, 3}, true)
                     .stream().map(m -> m.id()).toList();

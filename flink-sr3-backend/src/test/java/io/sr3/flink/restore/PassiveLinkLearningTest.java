@@ -1,5 +1,6 @@
 package io.sr3.flink.restore;
 
+import io.sr3.flink.node.PerTestRingExtension;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.RingStorage;
 import io.sr3.flink.node.TestingRing;
@@ -7,9 +8,8 @@ import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.FileSystem.WriteMode;
 import org.apache.flink.core.fs.Path;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.Random;
 import java.util.UUID;
@@ -24,20 +24,11 @@ class PassiveLinkLearningTest {
 
     private static final int BLOCK = TestingRing.testConfig().blockSize();
 
-    @TempDir java.nio.file.Path root;
-
-    private TestingRing ring;
-
-    @AfterEach
-    void stop() {
-        if (ring != null) {
-            ring.close();
-        }
-    }
+    @RegisterExtension final PerTestRingExtension rings = new PerTestRingExtension();
 
     @Test
     void blocksReadFromAPeerTeachTheLinkFromItButWritesToItDoNot() throws Exception {
-        ring = TestingRing.start(2, TestingRing.testConfig(), root);
+        TestingRing ring = rings.start(2, TestingRing.testConfig());
         RingNode writer = ring.node(0);
         RingNode peer = ring.node(1);
 

@@ -41,7 +41,7 @@ class BlockStoreReadIntoTest {
         byte[] data = random(4096);
         store.put("b-1", data);
         try (RandomAccessFile file = new RandomAccessFile(store.fileOf("b-1").toFile(), "rw")) {
-            file.seek(BlockStore.HEADER_SIZE + 1000);
+            file.seek(BlockFileFormat.HEADER_SIZE + 1000);
             file.write(data[1000] ^ 0x10);
         }
         assertThatThrownBy(() -> store.readInto("b-1", data.length, crc(data), ByteBuffer.allocateDirect(4096)))

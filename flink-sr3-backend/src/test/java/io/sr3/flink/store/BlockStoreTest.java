@@ -30,7 +30,7 @@ class BlockStoreTest {
         assertThat(store.get("b-1")).containsExactly(1, 2, 3);
         assertThat(store.get("b-2")).isEmpty();
         assertThat(store.keys("b-")).containsExactlyInAnyOrder("b-1", "b-2");
-        assertThat(store.bytesStored()).isEqualTo(2L * BlockStore.HEADER_SIZE + 3);
+        assertThat(store.bytesStored()).isEqualTo(2L * BlockFileFormat.HEADER_SIZE + 3);
     }
 
     @Test
@@ -38,7 +38,7 @@ class BlockStoreTest {
         BlockStore store = new BlockStore(dir, false);
         store.put("b-1", new byte[100]);
         store.put("b-1", new byte[10]);
-        assertThat(store.bytesStored()).isEqualTo(BlockStore.HEADER_SIZE + 10);
+        assertThat(store.bytesStored()).isEqualTo(BlockFileFormat.HEADER_SIZE + 10);
         store.delete("b-1");
         store.delete("b-1");
         assertThat(store.bytesStored()).isZero();
@@ -89,7 +89,7 @@ class BlockStoreTest {
         BlockStore store = new BlockStore(dir, false);
         store.put("b-1", new byte[] {1, 2, 3, 4});
         try (RandomAccessFile file = new RandomAccessFile(store.fileOf("b-1").toFile(), "rw")) {
-            file.seek(BlockStore.HEADER_SIZE + 2);
+            file.seek(BlockFileFormat.HEADER_SIZE + 2);
             file.write(99);
         }
         assertThatThrownBy(() -> store.get("b-1")).isInstanceOf(CorruptBlockException.class).hasMessageContaining("CRC32C");
@@ -114,7 +114,7 @@ class BlockStoreTest {
         BlockStore store = new BlockStore(dir, false);
         store.put("b-1", new byte[1000]);
         try (RandomAccessFile file = new RandomAccessFile(store.fileOf("b-1").toFile(), "rw")) {
-            file.setLength(BlockStore.HEADER_SIZE + 500);
+            file.setLength(BlockFileFormat.HEADER_SIZE + 500);
         }
         assertThatThrownBy(() -> store.get("b-1")).isInstanceOf(CorruptBlockException.class).hasMessageContaining("holds 500");
         Files.write(store.fileOf("b-1"), new byte[3]);
@@ -139,7 +139,7 @@ class BlockStoreTest {
 
     @Test
     void aBlockOverTheSizeLimitIsRefusedBeforeAnythingIsWritten() throws Exception {
-        BlockStore store = new BlockStore(dir, false, 2L * (BlockStore.HEADER_SIZE + 100));
+        BlockStore store = new BlockStore(dir, false, 2L * (BlockFileFormat.HEADER_SIZE + 100));
         store.put("b-1", new byte[100]);
         store.put("b-2", new byte[100]);
         assertThatThrownBy(() -> store.put("b-3", new byte[1]))
@@ -152,7 +152,7 @@ class BlockStoreTest {
         }
         store.put("b-1", new byte[50]); // replacing with a smaller block always fits
         store.put("b-3", new byte[30]);
-        assertThat(store.bytesStored()).isEqualTo(3L * BlockStore.HEADER_SIZE + 180);
+        assertThat(store.bytesStored()).isEqualTo(3L * BlockFileFormat.HEADER_SIZE + 180);
     }
 
     @Test
@@ -200,7 +200,7 @@ class BlockStoreTest {
         assertThat(store.presence("b-2", 5, expected).state()).isEqualTo(BlockStore.Presence.State.MISSING);
 
         try (RandomAccessFile file = new RandomAccessFile(dir.resolve("b-1").toFile(), "rw")) {
-            file.setLength(BlockStore.HEADER_SIZE + 3);
+            file.setLength(BlockFileFormat.HEADER_SIZE + 3);
         }
         assertThat(store.presence("b-1", 5, expected)).satisfies(p -> {
             assertThat(p.state()).isEqualTo(BlockStore.Presence.State.CORRUPT);
@@ -218,7 +218,7 @@ class BlockStoreTest {
         store.put("b-1", new byte[100]);
         store.put("b-2", new byte[100]);
         try (RandomAccessFile file = new RandomAccessFile(dir.resolve("b-1").toFile(), "rw")) {
-            file.seek(BlockStore.HEADER_SIZE + 50);
+            file.seek(BlockFileFormat.HEADER_SIZE + 50);
             file.write(7);
         }
         assertThat(store.quarantineIfCorrupt("b-2")).as("intact").isNull();
@@ -228,8 +228,8 @@ class BlockStoreTest {
         assertThat(store.keys("")).containsExactly("b-2");
         assertThat(store.contains("b-1")).isFalse();
         assertThat(Files.exists(store.quarantined("b-1"))).isTrue();
-        assertThat(store.bytesStored()).isEqualTo(BlockStore.HEADER_SIZE + 100);
-        assertThat(new BlockStore(dir, false).bytesStored()).as("reopened").isEqualTo(BlockStore.HEADER_SIZE + 100);
+        assertThat(store.bytesStored()).isEqualTo(BlockFileFormat.HEADER_SIZE + 100);
+        assertThat(new BlockStore(dir, false).bytesStored()).as("reopened").isEqualTo(BlockFileFormat.HEADER_SIZE + 100);
         store.put("b-1", new byte[] {9});
         assertThat(store.get("b-1")).as("a later put starts afresh").containsExactly(9);
     }

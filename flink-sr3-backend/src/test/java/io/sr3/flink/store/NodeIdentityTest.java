@@ -75,7 +75,7 @@ class NodeIdentityTest {
             BlockStore store = new BlockStore(dir, false);
             store.put("b-1", new byte[] {1});
             assertThat(store.keys("")).containsExactly("b-1");
-            assertThat(store.bytesStored()).isEqualTo(BlockStore.HEADER_SIZE + 1L);
+            assertThat(store.bytesStored()).isEqualTo(BlockFileFormat.HEADER_SIZE + 1L);
         }
     }
 
