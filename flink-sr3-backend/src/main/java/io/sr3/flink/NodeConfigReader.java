@@ -102,6 +102,8 @@ final class NodeConfigReader {
         int fetches = get(config, raw, RESTORE_MAX_CONCURRENT_FETCHES);
         check(fetches >= 1 && fetches <= 256, RESTORE_MAX_CONCURRENT_FETCHES, raw, "must be between 1 and 256");
         MemorySize prefetch = get(config, raw, RESTORE_PREFETCH_MAX_SIZE);
+        Duration probeInterval = get(config, raw, RESTORE_PROBE_INTERVAL);
+        check(!probeInterval.isNegative(), RESTORE_PROBE_INTERVAL, raw, "must not be negative");
         String secret = config.getOptional(TRANSPORT_SECRET).orElse(null);
         String storeDir = config.getOptional(STORE_DIR).orElse(defaultStoreDirectory(config));
         return new NodeConfig(
@@ -124,7 +126,7 @@ final class NodeConfigReader {
                 repairInterval,
                 storeMaxBytes,
                 orphanGrace,
-                new RestoreSettings(strategy.forced(), fanIn, fetches, prefetch.getBytes()),
+                new RestoreSettings(strategy.forced(), fanIn, fetches, prefetch.getBytes(), probeInterval),
                 new DurabilitySettings(minReplicas, repairDelay, tombstoneRetention, clusterId(config, raw),
                         repairCheckInterval, scrubBandwidth.getBytes(), scrubInterval));
     }

@@ -287,6 +287,16 @@ public final class Sr3Options {
                             + "the prefetch and read block by block. RocksDB working state restores through the "
                             + "plan straight into its local directory and ignores this limit.");
 
+    public static final ConfigOption<Duration> RESTORE_PROBE_INTERVAL =
+            ConfigOptions.key("sr3.restore.probe-interval")
+                    .durationType()
+                    .defaultValue(Duration.ZERO)
+                    .withDescription("How often a storage node measures the link from one of its peers (the one "
+                            + "measured longest ago, or never) with a few probe blocks of at most 1 MiB, so that "
+                            + "restore plans start from measured links where no read or restore has measured them "
+                            + "yet. Each probe moves about 8 probe blocks; '0 ms' (the default) probes never, and "
+                            + "links are then learned from reads and restores only.");
+
     /** All options, in the order the README lists them. */
     public static List<ConfigOption<?>> all() {
         List<ConfigOption<?>> all = new ArrayList<>(List.of(WORKING_STATE, RING_HOST, RING_PORT, RING_SEEDS,
@@ -296,7 +306,7 @@ public final class Sr3Options {
                 TOMBSTONE_RETENTION, TRANSPORT_SECRET));
         all.addAll(Sr3SecurityOptions.all());
         all.addAll(List.of(MAX_FRAME_SIZE, REQUEST_TIMEOUT, RESTORE_STRATEGY, RESTORE_TREE_FAN_IN,
-                RESTORE_MAX_CONCURRENT_FETCHES, RESTORE_PREFETCH_MAX_SIZE));
+                RESTORE_MAX_CONCURRENT_FETCHES, RESTORE_PREFETCH_MAX_SIZE, RESTORE_PROBE_INTERVAL));
         all.addAll(Sr3PacingOptions.all());
         all.addAll(Sr3ReplicationOptions.all());
         return List.copyOf(all);

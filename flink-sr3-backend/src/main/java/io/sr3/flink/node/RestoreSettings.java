@@ -2,6 +2,9 @@ package io.sr3.flink.node;
 
 import javax.annotation.Nullable;
 
+import java.time.Duration;
+import java.util.Objects;
+
 /**
  * How restores run on this node ({@code sr3.restore.*}): part of {@link NodeConfig}, which
  * carries every setting of this process's node, so it lives here and the restore layer reads it.
@@ -11,8 +14,11 @@ import javax.annotation.Nullable;
  * @param treeFanIn the most children any node of a tree restore receives from
  * @param maxConcurrentFetches blocks in flight at once towards this node
  * @param prefetchMaxBytes the most bytes a heap-state prefetch may hold in memory; 0 turns it off
+ * @param probeInterval how often a storage node measures the link from one of its peers
+ *     ({@code sr3.restore.probe-interval}); zero turns the probe off
  */
-public record RestoreSettings(@Nullable Structure forced, int treeFanIn, int maxConcurrentFetches, long prefetchMaxBytes) {
+public record RestoreSettings(@Nullable Structure forced, int treeFanIn, int maxConcurrentFetches, long prefetchMaxBytes,
+        Duration probeInterval) {
 
     public RestoreSettings {
         if (treeFanIn < 2) {
@@ -24,26 +30,39 @@ public record RestoreSettings(@Nullable Structure forced, int treeFanIn, int max
         if (prefetchMaxBytes < 0) {
             throw new IllegalArgumentException("prefetchMaxBytes must be >= 0, was " + prefetchMaxBytes);
         }
+        Objects.requireNonNull(probeInterval, "probeInterval");
+        if (probeInterval.isNegative()) {
+            throw new IllegalArgumentException("probeInterval must be >= 0, was " + probeInterval);
+        }
     }
 
-    /** Settings with the default prefetch limit. */
+    /** Settings with the default prefetch limit and no link probe. */
     public RestoreSettings(@Nullable Structure forced, int treeFanIn, int maxConcurrentFetches) {
         this(forced, treeFanIn, maxConcurrentFetches, DEFAULT_PREFETCH_MAX_BYTES);
+    }
+
+    /** Settings without the link probe. */
+    public RestoreSettings(@Nullable Structure forced, int treeFanIn, int maxConcurrentFetches, long prefetchMaxBytes) {
+        this(forced, treeFanIn, maxConcurrentFetches, prefetchMaxBytes, Duration.ZERO);
     }
 
     /** The default prefetch limit for heap working state. */
     public static final long DEFAULT_PREFETCH_MAX_BYTES = 256L << 20;
 
-    /** The option defaults: auto, fan-in 2, 8 blocks in flight, 256 MiB of prefetch. */
+    /** The option defaults: auto, fan-in 2, 8 blocks in flight, 256 MiB of prefetch, no link probe. */
     public static RestoreSettings defaults() {
-        return new RestoreSettings(null, 2, 8, DEFAULT_PREFETCH_MAX_BYTES);
+        return new RestoreSettings(null, 2, 8, DEFAULT_PREFETCH_MAX_BYTES, Duration.ZERO);
     }
 
     public RestoreSettings withPrefetchMaxBytes(long bytes) {
-        return new RestoreSettings(forced, treeFanIn, maxConcurrentFetches, bytes);
+        return new RestoreSettings(forced, treeFanIn, maxConcurrentFetches, bytes, probeInterval);
     }
 
     public RestoreSettings withForced(@Nullable Structure structure) {
-        return new RestoreSettings(structure, treeFanIn, maxConcurrentFetches, prefetchMaxBytes);
+        return new RestoreSettings(structure, treeFanIn, maxConcurrentFetches, prefetchMaxBytes, probeInterval);
+    }
+
+    public RestoreSettings withProbeInterval(Duration interval) {
+        return new RestoreSettings(forced, treeFanIn, maxConcurrentFetches, prefetchMaxBytes, interval);
     }
 }

@@ -4,6 +4,7 @@ import javax.annotation.concurrent.ThreadSafe;
 
 import java.time.Duration;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
@@ -106,6 +107,16 @@ public final class LinkEstimator {
 
     private static String measured(double value, long atNanos, long now) {
         return Double.isNaN(value) ? "default" : "measured " + Math.max(0, (now - atNanos) / 1_000_000_000L) + " s ago";
+    }
+
+    /**
+     * How long ago {@code peer}'s rate was last measured (by a transfer or a probe), or empty if
+     * it never was and the default stands for it.
+     */
+    public Optional<Duration> rateAge(String peer) {
+        Estimate e = estimates.getOrDefault(peer, Estimate.NONE);
+        return Double.isNaN(e.rate) ? Optional.empty()
+                : Optional.of(Duration.ofNanos(Math.max(0, nanoClock.getAsLong() - e.rateAtNanos)));
     }
 
     /** Every peer observed so far, with its estimate. */

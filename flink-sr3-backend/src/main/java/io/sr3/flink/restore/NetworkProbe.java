@@ -300,7 +300,7 @@ public final class NetworkProbe {
         return ("probe-" + holder.id() + "-from-" + node.self().id()).replace(':', '_');
     }
 
-    private static byte[] randomBytes(int length, long seed) {
+    static byte[] randomBytes(int length, long seed) {
         byte[] bytes = new byte[length];
         new SplittableRandom(seed).nextBytes(bytes);
         return bytes;
