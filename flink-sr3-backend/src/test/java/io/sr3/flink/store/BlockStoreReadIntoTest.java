@@ -1,5 +1,6 @@
 package io.sr3.flink.store;
 
+import io.sr3.flink.transport.Crc32c;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -7,7 +8,6 @@ import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.Random;
-import java.util.zip.CRC32C;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -25,7 +25,7 @@ class BlockStoreReadIntoTest {
         ByteBuffer buffer = ByteBuffer.allocateDirect(128 * 1024);
         buffer.position(77); // a reused buffer's leftovers do not matter
 
-        ByteBuffer read = store.readInto("b-1", data.length, crc(data), buffer);
+        ByteBuffer read = store.readInto("b-1", data.length, Crc32c.of(data), buffer);
 
         assertThat(read).isSameAs(buffer);
         assertThat(read.position()).isZero();
@@ -44,7 +44,7 @@ class BlockStoreReadIntoTest {
             file.seek(BlockFileFormat.HEADER_SIZE + 1000);
             file.write(data[1000] ^ 0x10);
         }
-        assertThatThrownBy(() -> store.readInto("b-1", data.length, crc(data), ByteBuffer.allocateDirect(4096)))
+        assertThatThrownBy(() -> store.readInto("b-1", data.length, Crc32c.of(data), ByteBuffer.allocateDirect(4096)))
                 .isInstanceOf(CorruptBlockException.class).hasMessageContaining("CRC32C mismatch");
     }
 
@@ -53,9 +53,9 @@ class BlockStoreReadIntoTest {
         BlockStore store = new BlockStore(dir, false);
         byte[] data = random(4096);
         store.put("b-1", data);
-        assertThatThrownBy(() -> store.readInto("b-1", data.length, crc(data) ^ 1, ByteBuffer.allocateDirect(4096)))
+        assertThatThrownBy(() -> store.readInto("b-1", data.length, Crc32c.of(data) ^ 1, ByteBuffer.allocateDirect(4096)))
                 .isInstanceOf(CorruptBlockException.class).hasMessageContaining("holds 4096 bytes with CRC32C");
-        assertThatThrownBy(() -> store.readInto("b-1", 4000, crc(data), ByteBuffer.allocateDirect(4096)))
+        assertThatThrownBy(() -> store.readInto("b-1", 4000, Crc32c.of(data), ByteBuffer.allocateDirect(4096)))
                 .isInstanceOf(CorruptBlockException.class).hasMessageContaining("expected 4000 bytes");
     }
 
@@ -64,7 +64,7 @@ class BlockStoreReadIntoTest {
         BlockStore store = new BlockStore(dir, false);
         byte[] data = random(4096);
         store.put("b-1", data);
-        assertThatThrownBy(() -> store.readInto("b-1", data.length, crc(data), ByteBuffer.allocateDirect(4095)))
+        assertThatThrownBy(() -> store.readInto("b-1", data.length, Crc32c.of(data), ByteBuffer.allocateDirect(4095)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("4095 bytes cannot hold block b-1 of 4096");
         assertThatThrownBy(() -> store.readInto("b-missing", 10, 0, ByteBuffer.allocateDirect(10)))
                 .isInstanceOf(BlockNotFoundException.class);
@@ -74,11 +74,5 @@ class BlockStoreReadIntoTest {
         byte[] data = new byte[size];
         new Random(size).nextBytes(data);
         return data;
-    }
-
-    private static int crc(byte[] data) {
-        CRC32C crc = new CRC32C();
-        crc.update(data);
-        return (int) crc.getValue();
     }
 }
