@@ -5,6 +5,7 @@ import io.sr3.flink.node.RingNode;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -83,11 +84,46 @@ public final class NetworkView {
         this.inbound = new Inbound(bytesPerSecond, incastThreshold, incastPenalty, hopStartup);
     }
 
-    /** A snapshot for the planner. */
+    /**
+     * A snapshot for the planner. A path between two holders that nothing measured is assumed to
+     * carry what its sender was measured to send this node (a holder that sends slowly here is
+     * most likely slow at sending, to any node), and a path from a holder never measured the
+     * median of the measured links, the LAN default only while none was. An unmeasured hop
+     * assumed faster than what was measured would make a line or tree through it look better
+     * than star on a network that is uniform but loaded.
+     */
     public NetworkModel model() {
         Inbound in = inbound;
-        return new NetworkModel(toThisNode.links(), Map.copyOf(between), DEFAULT_LINK, in.bytesPerSecond,
-                in.incastThreshold, in.incastPenalty, in.hopStartup);
+        Map<String, Link> toMe = toThisNode.links();
+        Map<String, Link> paths = new HashMap<>(between);
+        for (String from : toMe.keySet()) {
+            if (toThisNode.rateAge(from).isEmpty()) {
+                continue;
+            }
+            Link senderBound = new Link(toMe.get(from).bytesPerSecond(), DEFAULT_LINK.roundTrip());
+            for (String to : toMe.keySet()) {
+                if (!to.equals(from)) {
+                    paths.putIfAbsent(from + "->" + to, senderBound);
+                }
+            }
+        }
+        return new NetworkModel(toMe, paths, unmeasuredLink(toMe), in.bytesPerSecond, in.incastThreshold,
+                in.incastPenalty, in.hopStartup);
+    }
+
+    /** What a path from a holder nobody measured is assumed to deliver. */
+    private Link unmeasuredLink(Map<String, Link> toMe) {
+        double[] measured = toMe.entrySet().stream()
+                .filter(e -> toThisNode.rateAge(e.getKey()).isPresent())
+                .mapToDouble(e -> e.getValue().bytesPerSecond())
+                .sorted()
+                .toArray();
+        if (measured.length == 0) {
+            return DEFAULT_LINK;
+        }
+        int mid = measured.length / 2;
+        double median = measured.length % 2 == 1 ? measured[mid] : (measured[mid - 1] + measured[mid]) / 2;
+        return new Link(median, DEFAULT_LINK.roundTrip());
     }
 
     private record Inbound(double bytesPerSecond, int incastThreshold, double incastPenalty, Duration hopStartup) {}
