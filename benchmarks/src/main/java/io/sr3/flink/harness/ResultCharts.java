@@ -72,11 +72,9 @@ final class ResultCharts {
 
     /** The headline: kill to RUNNING, to caught up, the longest restore and to the first checkpoint, per backend. */
     private static List<SvgBarChart> processRecovery(Context c) {
-        Map<String, String> measures = new LinkedHashMap<>();
-        measures.put("killToRunningMillis", "kill → all tasks RUNNING");
-        measures.put("killToCaughtUpMillis", "kill → caught up");
-        measures.put("longestSubtaskRestoreMillis", "longest subtask restore");
-        measures.put("killToFirstCheckpointMillis", "kill → first checkpoint");
+        Map<String, String> measures = labels("killToRunningMillis", "kill → all tasks RUNNING",
+                "killToCaughtUpMillis", "kill → caught up", "longestSubtaskRestoreMillis", "longest subtask restore",
+                "killToFirstCheckpointMillis", "kill → first checkpoint");
         JsonNode summary = c.root().path("summary");
         List<Series> series = new ArrayList<>();
         for (String backend : backends(c.root())) {
@@ -97,12 +95,10 @@ final class ResultCharts {
 
     /** Checkpoint and task-failure restore times per backend, and throughput in a second chart. */
     private static List<SvgBarChart> backendComparison(Context c) {
-        Map<String, String> times = new LinkedHashMap<>();
-        times.put("checkpointEndToEndMillisMedian", "checkpoint p50");
-        times.put("checkpointEndToEndMillisP99", "checkpoint p99");
-        times.put("failureToRunningMillis", "task failure → all RUNNING");
-        times.put("longestTaskRestoreMillis", "longest subtask restore");
-        times.put("failureToFirstCheckpointMillis", "task failure → first checkpoint");
+        Map<String, String> times = labels("checkpointEndToEndMillisMedian", "checkpoint p50",
+                "checkpointEndToEndMillisP99", "checkpoint p99", "failureToRunningMillis", "task failure → all RUNNING",
+                "longestTaskRestoreMillis", "longest subtask restore",
+                "failureToFirstCheckpointMillis", "task failure → first checkpoint");
         JsonNode summary = c.root().path("summary");
         List<String> backends = backends(c.root());
         List<Series> timeSeries = new ArrayList<>();
@@ -237,6 +233,19 @@ final class ResultCharts {
     /** The numeric values of {@code field} in {@code nodes}, leaving out those where it is missing or null. */
     private static List<Double> present(List<JsonNode> nodes, String field) {
         return nodes.stream().map(n -> number(n.path(field))).filter(v -> !Double.isNaN(v)).toList();
+    }
+
+    /** JSON field names and their category labels, in the order given: key, label, key, label, ... */
+    private static Map<String, String> labels(String... keysAndLabels) {
+        if (keysAndLabels.length % 2 != 0) {
+            throw new IllegalArgumentException("Keys and labels come in pairs, got " + keysAndLabels.length + " strings: "
+                    + String.join(", ", keysAndLabels));
+        }
+        Map<String, String> labels = new LinkedHashMap<>();
+        for (int i = 0; i < keysAndLabels.length; i += 2) {
+            labels.put(keysAndLabels[i], keysAndLabels[i + 1]);
+        }
+        return labels;
     }
 
     /** The elements of a JSON array by the text of one of their fields, in order of first appearance. */
