@@ -4,6 +4,7 @@ import io.sr3.flink.harness.JobProbe.CheckpointRecord;
 import io.sr3.flink.harness.Json;
 import io.sr3.flink.harness.MachineDescription;
 import io.sr3.flink.harness.ResultFiles;
+import io.sr3.flink.harness.ResultPlots;
 import io.sr3.flink.harness.Stats;
 
 import java.io.IOException;
@@ -19,7 +20,7 @@ import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Writes the results of {@link BackendComparisonBenchmark} as Markdown and JSON, side by side: the
+ * Writes the results of {@link BackendComparisonBenchmark} as Markdown, JSON and an SVG plot, side by side: the
  * first backend (flink-sr3) against each of the others, as ratios.
  */
 final class ComparisonReport {
@@ -88,8 +89,9 @@ final class ComparisonReport {
         String base = ResultFiles.newBaseName(directory, "backend-comparison");
         Path md = directory.resolve(base + ".md");
         Path json = directory.resolve(base + ".json");
-        Files.writeString(md, markdown(json.getFileName().toString()), StandardCharsets.UTF_8);
         Files.writeString(json, Json.write(jsonModel()), StandardCharsets.UTF_8);
+        String plot = ResultPlots.writeAndEmbed(json, "Checkpoint and restore times, and throughput, per backend");
+        Files.writeString(md, markdown(json.getFileName().toString(), plot), StandardCharsets.UTF_8);
         return List.of(md, json);
     }
 
@@ -120,7 +122,7 @@ final class ComparisonReport {
         return out.toString();
     }
 
-    private String markdown(String jsonName) {
+    private String markdown(String jsonName, String plot) {
         StringBuilder md = new StringBuilder();
         md.append("# Backend comparison: ").append(candidate()).append(" vs ").append(String.join(", ", baselines()))
                 .append("\n\n");
@@ -136,6 +138,7 @@ final class ComparisonReport {
         md.append("## Setup\n\n");
         parameters.forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
         md.append("\n## Results (mean over rounds; checkpoint durations pooled over all full-state checkpoints)\n\n");
+        md.append(plot);
         md.append(summaryTable());
         md.append("\nA ratio below 1 means ").append(candidate()).append(" took less time or CPU (or, for throughput, "
                 + "processed fewer records/s).\n");

@@ -8,6 +8,7 @@ import io.sr3.flink.harness.JobProbe;
 import io.sr3.flink.harness.Json;
 import io.sr3.flink.harness.MachineDescription;
 import io.sr3.flink.harness.ResultFiles;
+import io.sr3.flink.harness.ResultPlots;
 import io.sr3.flink.harness.TestJobs;
 import io.sr3.flink.testing.EmbeddedCluster;
 import io.sr3.flink.testing.InJvmRing;
@@ -228,7 +229,8 @@ public final class PacingBenchmark {
         Path jsonFile = resultsDirectory.resolve(name + ".json");
         Path mdFile = resultsDirectory.resolve(name + ".md");
         Files.writeString(jsonFile, Json.write(json), StandardCharsets.UTF_8);
-        Files.writeString(mdFile, markdown(machine, setups, runs, summary), StandardCharsets.UTF_8);
+        String plot = ResultPlots.writeAndEmbed(jsonFile, "p99 latency and longest recovery per setup, against the bound");
+        Files.writeString(mdFile, markdown(machine, setups, runs, summary, plot), StandardCharsets.UTF_8);
         System.out.println();
         System.out.println(summary);
         say("wrote %s and %s", mdFile, jsonFile);
@@ -496,7 +498,7 @@ public final class PacingBenchmark {
                 (double) pacer.p99WithWarmUp() / fixed.p99WithWarmUp());
     }
 
-    private String markdown(MachineDescription machine, List<Setup> setups, List<Run> runs, String summary) {
+    private String markdown(MachineDescription machine, List<Setup> setups, List<Run> runs, String summary, String plot) {
         StringBuilder md = new StringBuilder();
         md.append("# Checkpoint pacer vs fixed intervals on a bursty job\n\n");
         md.append("Measured ").append(Instant.now()).append(" by `").append(PacingBenchmark.class.getName())
@@ -505,7 +507,7 @@ public final class PacingBenchmark {
         machine.toMap().forEach((k, v) -> md.append("- ").append(k).append(": `").append(v).append("`\n"));
         md.append("\nThe machine is shared with another engineer's builds and tests, so all numbers are noisy.\n\n## Setup\n\n");
         parameters().forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
-        md.append("\n## Results\n\n").append(summary).append("\n## Per run\n\n| Setup | Round | failures at (ms) | "
+        md.append("\n## Results\n\n").append(plot).append(summary).append("\n## Per run\n\n| Setup | Round | failures at (ms) | "
                 + "recoveries (ms) | pacer's prediction (ms) | p50 | p99 | p99 every processing "
                 + "| p99 outside recovery (bursts / quiet) | checkpoints (in bursts) | mean checkpoint | largest state "
                 + "| p99 with warm-up | pacer triggers | exact |\n"

@@ -4,6 +4,7 @@ import io.sr3.flink.benchmark.ProcessRecoveryBenchmark.Backend;
 import io.sr3.flink.harness.Json;
 import io.sr3.flink.harness.MachineDescription;
 import io.sr3.flink.harness.ResultFiles;
+import io.sr3.flink.harness.ResultPlots;
 import io.sr3.flink.harness.Stats;
 
 import java.nio.charset.StandardCharsets;
@@ -16,7 +17,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
-/** Writes the Markdown and JSON results of {@link ProcessRecoveryBenchmark}: medians, min-max, ratios, every run. */
+/** Writes the Markdown, JSON and SVG results of {@link ProcessRecoveryBenchmark}: medians, min-max, ratios, every run. */
 final class ProcessRecoveryReport {
 
     /** One reported measure of a run. */
@@ -40,7 +41,7 @@ final class ProcessRecoveryReport {
 
     private ProcessRecoveryReport() {}
 
-    /** Writes both files; returns the Markdown and the JSON path. */
+    /** Writes the JSON, its plot and the Markdown that embeds the plot; returns the Markdown and the JSON path. */
     static Path[] write(Path directory, MachineDescription machine, List<ProcessRecoveryRun> runs, double minutes)
             throws Exception {
         Files.createDirectories(directory);
@@ -98,6 +99,7 @@ final class ProcessRecoveryReport {
         json.put("runs", runs.stream().map(ProcessRecoveryRun::toMap).toList());
         Path jsonFile = directory.resolve(base + ".json");
         Files.writeString(jsonFile, Json.write(json), StandardCharsets.UTF_8);
+        String plot = ResultPlots.writeAndEmbed(jsonFile, "Recovery after a TaskManager SIGKILL, median seconds per backend");
 
         StringBuilder md = new StringBuilder();
         md.append("# Recovery after a TaskManager SIGKILL: flink-sr3 vs Flink RocksDB on file:// and on HDFS\n\n");
@@ -110,7 +112,8 @@ final class ProcessRecoveryReport {
                 + "4 TaskManagers, for HDFS the NameNode and 3 DataNodes in the benchmark JVM) shares its 2 cores, so "
                 + "absolute numbers are noisy; runs alternate A/B/C so that drift hits all sides.\n\n## Setup\n\n");
         parameters.forEach((k, v) -> md.append("- ").append(k).append(": ").append(v).append('\n'));
-        md.append("\n## Results\n\nMedian (min-max) over the rounds; ratios of the medians.\n\n").append(table)
+        md.append("\n## Results\n\n").append(plot).append("Median (min-max) over the rounds; ratios of the medians.\n\n")
+                .append(table)
                 .append("\nThe bar: ").append(bar).append(".\n\n## Runs\n\n")
                 .append("| round | backend | state | fill | lag at kill | detected | deployed | longest restore | RUNNING "
                         + "| caught up | 1st checkpoint | restored/s | sr3 restore log |\n"

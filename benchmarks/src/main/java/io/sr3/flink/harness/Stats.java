@@ -3,8 +3,12 @@ package io.sr3.flink.harness;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Locale;
 
-/** Mean, median, 99th percentile, min and max of a sample, and byte/time formatting for printed lines. */
+/**
+ * Mean, median, 99th percentile, min and max of a sample, and byte/time formatting for printed lines
+ * (in {@link Locale#ROOT}, so result files read the same whatever the JVM's locale).
+ */
 public record Stats(int count, double mean, double median, double p99, double min, double max) {
 
     public static Stats of(List<? extends Number> values) {
@@ -36,7 +40,8 @@ public record Stats(int count, double mean, double median, double p99, double mi
             value /= 1024;
             unit++;
         }
-        return unit == 0 ? String.format("%.0f %s", value, units[unit]) : String.format("%.1f %s", value, units[unit]);
+        return unit == 0 ? String.format(Locale.ROOT, "%.0f %s", value, units[unit])
+                : String.format(Locale.ROOT, "%.1f %s", value, units[unit]);
     }
 
     /** "1.23 s" or "850 ms". */
@@ -44,6 +49,7 @@ public record Stats(int count, double mean, double median, double p99, double mi
         if (Double.isNaN(millis)) {
             return "n/a";
         }
-        return millis >= 1000 ? String.format("%.2f s", millis / 1000) : String.format("%.0f ms", millis);
+        return millis >= 1000 ? String.format(Locale.ROOT, "%.2f s", millis / 1000)
+                : String.format(Locale.ROOT, "%.0f ms", millis);
     }
 }

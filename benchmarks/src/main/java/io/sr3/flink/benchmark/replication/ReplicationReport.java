@@ -7,6 +7,7 @@ import io.sr3.flink.benchmark.replication.FailureTrials.Scenario;
 import io.sr3.flink.harness.Json;
 import io.sr3.flink.harness.MachineDescription;
 import io.sr3.flink.harness.ResultFiles;
+import io.sr3.flink.harness.ResultPlots;
 import io.sr3.flink.harness.Stats;
 import io.sr3.flink.replication.OperatorCost;
 import io.sr3.flink.replication.OperatorProfile;
@@ -26,9 +27,9 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The result files of the replication benchmark, {@code replication-<date>-<commit>.md} and
- * {@code .json}: the job and the plans, one table per failure scenario, cost-aware over blind at
- * the same storage, each operator's survival, and the assumptions.
+ * The result files of the replication benchmark, {@code replication-<date>-<commit>.md},
+ * {@code .json} and {@code .svg}: the job and the plans, one table per failure scenario,
+ * cost-aware over blind at the same storage, each operator's survival, and the assumptions.
  *
  * @param command how the benchmark was run
  * @param machine where
@@ -45,13 +46,15 @@ public record ReplicationReport(String command, MachineDescription machine, Map<
         List<OperatorCost> costs, List<CheckpointFile> files, Map<Double, ReplicationPlan> plans, List<Arm> arms,
         List<Scenario> scenarios, List<Result> results, double seconds) {
 
-    /** Writes both files into {@code directory}; returns the Markdown file. */
+    /** Writes the JSON, its SVG plot and the Markdown that embeds the plot into {@code directory}; returns the Markdown file. */
     public Path write(Path directory) throws IOException {
         Files.createDirectories(directory);
         String name = ResultFiles.newBaseName(directory, "replication");
         Path md = directory.resolve(name + ".md");
-        Files.writeString(directory.resolve(name + ".json"), Json.write(json()), StandardCharsets.UTF_8);
-        Files.writeString(md, markdown(), StandardCharsets.UTF_8);
+        Path jsonFile = directory.resolve(name + ".json");
+        Files.writeString(jsonFile, Json.write(json()), StandardCharsets.UTF_8);
+        String plot = ResultPlots.writeAndEmbed(jsonFile, "Failure cost protected and job survival per scenario and arm");
+        Files.writeString(md, markdown(plot), StandardCharsets.UTF_8);
         System.out.println("[replication-benchmark] wrote " + md + " and " + name + ".json");
         return md;
     }
@@ -143,7 +146,7 @@ public record ReplicationReport(String command, MachineDescription machine, Map<
         return json;
     }
 
-    private String markdown() {
+    private String markdown(String plot) {
         StringBuilder md = new StringBuilder();
         md.append("# Replication: cost-aware against uniform at the same storage\n\n")
                 .append("Measured ").append(Instant.now()).append(" in ").append(String.format(Locale.ROOT, "%.1f", seconds))
@@ -185,7 +188,7 @@ public record ReplicationReport(String command, MachineDescription machine, Map<
                 .append(l).append('\n')));
         md.append("```\n\n");
 
-        md.append("## Cost-aware over blind at the same storage\n\n")
+        md.append("## Cost-aware over blind at the same storage\n\n").append(plot)
                 .append("| Failure | Budget | Job survived | Failure cost protected | Failure cost lost | Mean recovery, "
                         + "survived | Mean recovery, lost ones at the penalty |\n|---|---:|---|---|---:|---:|---:|\n");
         for (Scenario s : scenarios) {

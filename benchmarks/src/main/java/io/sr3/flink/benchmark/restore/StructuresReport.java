@@ -3,6 +3,7 @@ package io.sr3.flink.benchmark.restore;
 import io.sr3.flink.harness.Json;
 import io.sr3.flink.harness.MachineDescription;
 import io.sr3.flink.harness.ResultFiles;
+import io.sr3.flink.harness.ResultPlots;
 import io.sr3.flink.harness.Stats;
 
 import java.io.IOException;
@@ -18,8 +19,8 @@ import java.util.Map;
 
 /**
  * The result files of the restore-structures benchmark: the bar, one table per scenario and
- * size, what the probe measured, every run; as {@code restore-structures-<date>-<commit>.md} and
- * {@code .json}.
+ * size, what the probe measured, every run; as {@code restore-structures-<date>-<commit>.md},
+ * {@code .json} and {@code .svg}.
  *
  * @param command how the benchmark was run
  * @param machine where
@@ -68,14 +69,15 @@ public record StructuresReport(String command, MachineDescription machine, doubl
         return lines;
     }
 
-    /** Writes the Markdown and JSON files; returns them. */
+    /** Writes the JSON, its SVG plot and the Markdown that embeds it; returns the Markdown and JSON files. */
     public List<Path> write(Path directory) throws IOException {
         Files.createDirectories(directory);
         String base = ResultFiles.newBaseName(directory, "restore-structures");
         Path jsonFile = directory.resolve(base + ".json");
         Path mdFile = directory.resolve(base + ".md");
         Files.writeString(jsonFile, Json.write(rounded(toMap())), StandardCharsets.UTF_8);
-        Files.writeString(mdFile, markdown(jsonFile.getFileName().toString()), StandardCharsets.UTF_8);
+        String plot = ResultPlots.writeAndEmbed(jsonFile, "Median restore time of star, line, tree and auto per scenario");
+        Files.writeString(mdFile, markdown(jsonFile.getFileName().toString(), plot), StandardCharsets.UTF_8);
         return List.of(mdFile, jsonFile);
     }
 
@@ -103,7 +105,7 @@ public record StructuresReport(String command, MachineDescription machine, doubl
         return json;
     }
 
-    private String markdown(String jsonName) {
+    private String markdown(String jsonName, String plot) {
         StringBuilder md = new StringBuilder();
         md.append("# Restore structures: star, line, tree and auto over shaped loopback\n\n");
         md.append("Measured ").append(Instant.now().toString(), 0, 19).append(" UTC by `io.sr3.flink.benchmark.RestoreStructuresBenchmark` in ")
@@ -122,6 +124,7 @@ public record StructuresReport(String command, MachineDescription machine, doubl
                 .append(s.describe()).append(" | ").append(s.meaning()).append(" | ")
                 .append(s.tuning().isEmpty() ? "as briefed" : s.tuning()).append(" |\n"));
         md.append("\n## Results (median seconds; 64 MiB-class cases ran five times, 1 GiB-class once)\n\n");
+        md.append(plot);
         md.append("| scenario | state | star | line | tree | auto | auto chose | auto/best | winner | predicted star / line / tree |\n")
                 .append("|---|---|---|---|---|---|---|---|---|---|\n");
         for (CaseResult c : cases) {

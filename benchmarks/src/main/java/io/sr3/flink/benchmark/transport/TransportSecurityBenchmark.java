@@ -1,5 +1,6 @@
 package io.sr3.flink.benchmark.transport;
 
+import io.sr3.flink.harness.ResultPlots;
 import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.tls.TestCertificates;
@@ -173,7 +174,9 @@ public final class TransportSecurityBenchmark {
                     i + 1 < rounds.size() ? "," : ""));
         }
         json.append("  ]\n}\n");
-        Files.writeString(results.resolve(name + ".json"), json);
+        Path jsonFile = results.resolve(name + ".json");
+        Files.writeString(jsonFile, json);
+        String plot = ResultPlots.writeAndEmbed(jsonFile, "Ring throughput and CPU per MiB by connection security");
 
         double plainWrite = median(rounds, "plaintext", Round::writeMBps);
         double plainRead = median(rounds, "plaintext", Round::readMBps);
@@ -182,7 +185,7 @@ public final class TransportSecurityBenchmark {
                 + IN_FLIGHT + " in flight, " + roundCount + " rounds alternating the modes; medians. "
                 + "`mvn -pl benchmarks exec:exec@transport-security-benchmark`. 2 shared cores: +-30%.\n\n"
                 + "CPU is this JVM's (both nodes, kernel time and the garbage collector included) per MiB moved; user "
-                + "is the user-mode time of its Java threads alone.\n\n"
+                + "is the user-mode time of its Java threads alone.\n\n" + plot
                 + "| mode | write MB/s | read MB/s | write / plaintext | read / plaintext | write CPU ms/MiB "
                 + "| read CPU ms/MiB | write user ms/MiB | read user ms/MiB |\n|---|---|---|---|---|---|---|---|---|\n");
         for (String mode : List.of("plaintext", "secret", "tls")) {
