@@ -118,17 +118,8 @@ final class LinkProbe implements Runnable {
             double rate = timer.streamRate(RelayTimer.lanes(List.of(peer.id()), IN_FLIGHT), Map.of(peer.id(), bigFetch));
             return new Link(rate, Duration.ofNanos((long) (roundTrip * 1e9)));
         } finally {
-            deleteQuietly(timer, peer, key);
-            deleteQuietly(timer, peer, key + "-rtt");
-        }
-    }
-
-    private void deleteQuietly(RelayTimer timer, Member peer, String key) {
-        try {
-            timer.await(node.delete(peer, key), "deleting probe block " + key + " on " + peer.id());
-        } catch (IOException e) {
-            LOG.warn("[{}] could not delete probe block {} on {}; the next probe of it overwrites and deletes it: {}",
-                    node.self().id(), key, peer.id(), e.getMessage());
+            timer.deleteQuietly(peer, key);
+            timer.deleteQuietly(peer, key + "-rtt");
         }
     }
 }

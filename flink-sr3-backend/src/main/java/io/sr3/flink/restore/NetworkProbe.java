@@ -190,8 +190,8 @@ public final class NetworkProbe {
             return measurement;
         } finally {
             for (Member holder : holders) {
-                deleteQuietly(holder, probeKey(holder));
-                deleteQuietly(holder, probeKey(holder) + "-rtt");
+                timer.deleteQuietly(holder, probeKey(holder));
+                timer.deleteQuietly(holder, probeKey(holder) + "-rtt");
             }
         }
     }
@@ -284,15 +284,6 @@ public final class NetworkProbe {
         int n = aggregates.size();
         double penalty = n > threshold ? Math.max(0, (best / aggregates.get(n - 1) - 1) / (n - threshold)) : 0;
         return new Inbound(best, threshold, penalty);
-    }
-
-    private void deleteQuietly(Member holder, String key) {
-        try {
-            timer.await(node.delete(holder, key), "deleting probe block " + key + " on " + holder.id());
-        } catch (IOException e) {
-            LOG.warn("[{}] could not delete probe block {} on {}; the orphan sweep will: {}",
-                    node.self().id(), key, holder.id(), e.getMessage());
-        }
     }
 
     /** Unique per probing node and holder, and a valid block key ({@code host:port} has a colon). */

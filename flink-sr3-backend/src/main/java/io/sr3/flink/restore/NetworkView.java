@@ -116,13 +116,11 @@ public final class NetworkView {
         double[] measured = toMe.entrySet().stream()
                 .filter(e -> toThisNode.rateAge(e.getKey()).isPresent())
                 .mapToDouble(e -> e.getValue().bytesPerSecond())
-                .sorted()
                 .toArray();
         if (measured.length == 0) {
             return DEFAULT_LINK;
         }
-        int mid = measured.length / 2;
-        double median = measured.length % 2 == 1 ? measured[mid] : (measured[mid - 1] + measured[mid]) / 2;
+        double median = RelayTimer.median(measured);
         return new Link(median, DEFAULT_LINK.roundTrip());
     }
 

@@ -1,7 +1,10 @@
 package io.sr3.flink.restore;
 
 import io.sr3.flink.node.RingNode;
+import io.sr3.flink.ring.Member;
 import io.sr3.flink.transport.RelayRequest;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import javax.annotation.concurrent.NotThreadSafe;
 
@@ -27,6 +30,8 @@ import java.util.concurrent.TimeoutException;
  */
 @NotThreadSafe
 final class RelayTimer {
+
+    private static final Logger LOG = LoggerFactory.getLogger(RelayTimer.class);
 
     private final RingNode node;
     private final NetworkProbe.Settings settings;
@@ -81,6 +86,19 @@ final class RelayTimer {
         long begin = System.nanoTime();
         await(node.relay(request), "fetching probe block " + request.key() + " along " + request.route());
         return (System.nanoTime() - begin) / 1e9;
+    }
+
+    /**
+     * Deletes a probe block, logging instead of failing when the holder cannot be reached: a
+     * leftover probe block is overwritten by the next probe and swept as an orphan.
+     */
+    void deleteQuietly(Member holder, String key) {
+        try {
+            await(node.delete(holder, key), "deleting probe block " + key + " on " + holder.id());
+        } catch (IOException e) {
+            LOG.warn("[{}] could not delete probe block {} on {}; the next probe or the orphan sweep will: {}",
+                    node.self().id(), key, holder.id(), e.getMessage());
+        }
     }
 
     <T> T await(CompletableFuture<T> future, String what) throws IOException {
