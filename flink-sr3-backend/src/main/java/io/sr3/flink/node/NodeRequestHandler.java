@@ -108,6 +108,13 @@ final class NodeRequestHandler implements RequestHandler {
     }
 
     @Override
+    public void answered(Frame answer) {
+        if (answer.block().isDirect()) { // only lent buffers are
+            node.blockBuffers().release(answer.block());
+        }
+    }
+
+    @Override
     public Frame handle(Frame request, String remote) {
         try {
             return switch (request.type()) {

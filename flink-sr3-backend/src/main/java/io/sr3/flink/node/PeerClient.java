@@ -4,6 +4,7 @@ import io.sr3.flink.ring.Member;
 import io.sr3.flink.ring.MemberCodec;
 import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockStore;
+import io.sr3.flink.transport.BlockBuffers;
 import io.sr3.flink.transport.Crc32c;
 import io.sr3.flink.transport.ErrorCode;
 import io.sr3.flink.transport.Frame;
@@ -45,6 +46,7 @@ final class PeerClient {
     private final BlockStore store;
     private final Membership membership;
     private final TransportClient transport;
+    private final BlockBuffers blockBuffers;
     private final ExecutorService io;
     private final BooleanSupplier running;
     private final LongSupplier nanoClock;
@@ -53,11 +55,15 @@ final class PeerClient {
     private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
 
     /**
+     * @param blockBuffers the buffers {@code transport} receives blocks into, which relays read
+     *     this node's own blocks into as well
      * @param transfers told of every block read from another node, for the estimates of the
      *     links from peers (see {@link RingNode#onTransfer})
      */
     PeerClient(Member self, NodeConfig config, BlockStore store, Membership membership, TransportClient transport,
-            ExecutorService io, BooleanSupplier running, LongSupplier nanoClock, Consumer<Transfer> transfers) {
+            BlockBuffers blockBuffers, ExecutorService io, BooleanSupplier running, LongSupplier nanoClock,
+            Consumer<Transfer> transfers) {
+        this.blockBuffers = blockBuffers;
         this.self = self;
         this.clientRole = config.role() == RingRole.CLIENT;
         this.requestTimeout = config.requestTimeout();
@@ -138,7 +144,7 @@ final class PeerClient {
                         throw new CompletionException(new IOException("block " + key + " from " + target.id()
                                 + " is not the expected content: " + problem));
                     }
-                    return answer.block();
+                    return answer.blockBytes();
                 }));
     }
 
@@ -160,8 +166,12 @@ final class PeerClient {
                 .thenApply(f -> Payloads.stringList(f.payload()));
     }
 
+    BlockBuffers blockBuffers() {
+        return blockBuffers;
+    }
+
     /** See {@link RingNode#relay}. */
-    CompletableFuture<byte[]> relay(RelayRequest request) {
+    CompletableFuture<ByteBuffer> relay(RelayRequest request) {
         RelayException refused = NodeRequestHandler.refusedRoute(request, membership);
         if (refused != null) {
             return CompletableFuture.failedFuture(refused);
@@ -172,26 +182,37 @@ final class PeerClient {
         }
         if (route.isEmpty()) {
             // The store verifies the block and compares its checksum with the request's: no second pass here.
-            return local(() -> store.get(request.key(), request.length(), request.crc32c()))
-                    .exceptionally(error -> {
-                        throw new CompletionException(RelayException.from(unwrap(error), request.key(), self.id(), self.id()));
-                    });
+            return local(() -> readOwn(request)).exceptionally(error -> {
+                throw new CompletionException(RelayException.from(unwrap(error), request.key(), self.id(), self.id()));
+            });
         }
         Member hop = Member.fromId(route.get(0));
         String source = hop.id();
         Duration deadline = requestTimeout.multipliedBy(route.size());
-        return transport.request(hop.address(), MessageType.RELAY_BLOCK, request.next().encode(), deadline)
+        return transport.requestBlock(hop.address(), new Frame(MessageType.RELAY_BLOCK, 0, request.next().encode()), deadline)
                 .handle((answer, error) -> {
                     if (error != null) {
                         throw new CompletionException(RelayException.from(unwrap(error), request.key(), source, self.id()));
                     }
                     String problem = RingStorage.check(answer, request.length(), request.crc32c());
                     if (problem != null) {
+                        blockBuffers.release(answer.block());
                         throw new CompletionException(new RelayException(ErrorCode.CORRUPT, "block " + request.key()
                                 + " from " + source + " failed verification at " + self.id() + ": " + problem));
                     }
                     return answer.block();
                 });
+    }
+
+    /** Reads the block a relay ends at from this node's store into a lent buffer, given back if the read fails. */
+    private ByteBuffer readOwn(RelayRequest request) throws IOException {
+        ByteBuffer buffer = blockBuffers.acquire(request.length());
+        try {
+            return store.readInto(request.key(), request.length(), request.crc32c(), buffer);
+        } catch (IOException | RuntimeException e) {
+            blockBuffers.release(buffer);
+            throw e;
+        }
     }
 
     /** The cause of a {@link CompletionException}, or the error itself. */

@@ -4,6 +4,7 @@ import io.sr3.flink.ring.Member;
 import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockStore;
 import io.sr3.flink.store.NodeIdentity;
+import io.sr3.flink.transport.BlockBuffers;
 import io.sr3.flink.transport.LinkShaper;
 import io.sr3.flink.transport.RelayRequest;
 import io.sr3.flink.transport.TransportClient;
@@ -99,10 +100,11 @@ public final class RingNode implements AutoCloseable {
             this.store = new BlockStore(storeDir, config.fsync(), config.storeMaxBytes());
             // A client is never a member: not even of its own placement snapshot.
             this.membership = new Membership(isClient() ? null : self, config.virtualNodes());
+            BlockBuffers blockBuffers = new BlockBuffers(config.blockSize(), config.restore().maxConcurrentFetches());
             this.transport = new TransportClient(threads.network, config.security(), config.maxFrameSize(),
-                    config.requestTimeout());
-            this.peers = new PeerClient(self, config, store, membership, transport, threads.io, this::isRunning, nanoClock,
-                    this::recordTransfer);
+                    config.requestTimeout(), blockBuffers);
+            this.peers = new PeerClient(self, config, store, membership, transport, blockBuffers, threads.io,
+                    this::isRunning, nanoClock, this::recordTransfer);
             this.storage = new RingStorage(this);
             this.stats = new NodeStats(isClient(), membership, store, metrics, server);
             this.maintenance = new NodeMaintenance(self.id(), threads.maintenance, this::isRunning);
@@ -323,20 +325,14 @@ public final class RingNode implements AutoCloseable {
     }
 
     /**
-     * Reads a block from one node and checks that it is the content a manifest expects, by
-     * comparing the checksum the node's store verified, or the frame decoder computed, with the
-     * expected one (no second pass over the bytes).
-     *
-     * @throws IOException (in the future) if the node has no intact copy of that content
+     * Reads a block from one node and checks it is the content a manifest expects (by the checksum
+     * its store verified or the frame decoder computed); fails with an IOException if not.
      */
     public CompletableFuture<byte[]> getVerified(Member target, String key, int length, int crc32c) {
         return peers.getVerified(target, key, length, crc32c);
     }
 
-    /**
-     * Reads one of this node's own blocks into {@code target} on the node's I/O threads, verified
-     * and checked against the expected length and CRC32C ({@link BlockStore#readInto}).
-     */
+    /** Reads one of this node's own blocks into {@code target} on its I/O threads ({@link BlockStore#readInto}). */
     public CompletableFuture<ByteBuffer> readOwnBlock(String key, int length, int crc32c, ByteBuffer target) {
         return peers.readOwnBlock(key, length, crc32c, target);
     }
@@ -353,15 +349,20 @@ public final class RingNode implements AutoCloseable {
 
     /**
      * Fetches a block along a relay route (see {@link io.sr3.flink.transport.MessageType#RELAY_BLOCK}):
-     * from this node's store when the route is empty, otherwise through the first hop. The answer
-     * is verified against the length and CRC32C of the request before it is returned, so a
-     * corrupt block stops here and is never passed on.
+     * from this node's store when the route is empty, otherwise through the first hop, verified
+     * against the request's length and CRC32C, so a corrupt block stops here.
      *
+     * @return the block (position to limit) in a buffer the caller gives back to {@link #blockBuffers}
      * @throws RelayException (in the future) when a hop could not be reached, or it or anything
      *     behind it failed; its code says why
      */
-    public CompletableFuture<byte[]> relay(RelayRequest request) {
+    public CompletableFuture<ByteBuffer> relay(RelayRequest request) {
         return peers.relay(request);
+    }
+
+    /** The direct buffers blocks arrive in and relays read this node's blocks into; see {@link BlockBuffers}. */
+    public BlockBuffers blockBuffers() {
+        return peers.blockBuffers();
     }
 
     /** Whether {@code peer} answers a probe within {@code deadline}; never completes exceptionally. */

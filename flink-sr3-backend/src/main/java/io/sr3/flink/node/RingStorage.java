@@ -337,8 +337,8 @@ public final class RingStorage {
      */
     @Nullable
     static String check(Frame answer, int length, int crc32c) {
-        if (answer.block().length != length) {
-            return "length " + answer.block().length + " != expected " + length;
+        if (answer.block().remaining() != length) {
+            return "length " + answer.block().remaining() + " != expected " + length;
         }
         if (answer.blockCrc() != crc32c) {
             return String.format("CRC32C 0x%08x != expected 0x%08x", answer.blockCrc(), crc32c);

@@ -87,8 +87,7 @@ final class OwnBlockReads {
     private static Read start(RingNode node, BlockFetch block, OwnBlockBuffers buffers, boolean mustStart)
             throws IOException {
         if (block.length() > buffers.bufferBytes()) {
-            return new Read(null, node.relay(new RelayRequest(block.key(), block.length(), block.crc32c(), List.of()))
-                    .thenApply(ByteBuffer::wrap));
+            return new Read(null, node.relay(new RelayRequest(block.key(), block.length(), block.crc32c(), List.of())));
         }
         ByteBuffer buffer = mustStart ? buffers.acquire() : buffers.tryAcquire();
         if (buffer == null) {

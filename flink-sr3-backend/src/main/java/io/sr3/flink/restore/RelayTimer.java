@@ -54,7 +54,10 @@ final class RelayTimer {
         for (String holder : lanes) {
             CompletableFuture<Void> chain = CompletableFuture.completedFuture(null);
             for (int i = 0; i < perLane; i++) {
-                chain = chain.thenCompose(ignored -> node.relay(fetch.get(holder)).thenAccept(data -> delivered.add(System.nanoTime())));
+                chain = chain.thenCompose(ignored -> node.relay(fetch.get(holder)).thenAccept(data -> {
+                    delivered.add(System.nanoTime());
+                    node.blockBuffers().release(data);
+                }));
             }
             running.add(chain);
         }
@@ -84,7 +87,8 @@ final class RelayTimer {
 
     double timeOnce(RelayRequest request) throws IOException {
         long begin = System.nanoTime();
-        await(node.relay(request), "fetching probe block " + request.key() + " along " + request.route());
+        node.blockBuffers().release(await(node.relay(request), "fetching probe block " + request.key() + " along "
+                + request.route()));
         return (System.nanoTime() - begin) / 1e9;
     }
 

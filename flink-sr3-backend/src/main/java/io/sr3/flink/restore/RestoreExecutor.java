@@ -90,6 +90,8 @@ public final class RestoreExecutor {
         private final boolean[] done;
         private final Set<String> unreachable = new HashSet<>();
         private final BlockingQueue<Outcome> outcomes = new LinkedBlockingQueue<>();
+        /** Set once the restore ended: a fetch that answers later gives its buffer back at once. */
+        private volatile boolean ended;
         private final Map<String, long[]> receivedByFirstHop = new HashMap<>();
         /** The holder each planned block is assigned to, for the node's {@link HolderLoad}. */
         private final Map<Integer, String> holderOf = new HashMap<>();
@@ -119,6 +121,8 @@ public final class RestoreExecutor {
             try {
                 return run();
             } finally {
+                ended = true;
+                releaseUnconsumed();
                 releaseLoad();
             }
         }
@@ -149,14 +153,20 @@ public final class RestoreExecutor {
                 Outcome outcome = next();
                 inFlight.remove(outcome.index);
                 if (done[outcome.index]) {
-                    continue; // a late answer for a block already fetched another way
+                    release(outcome); // a late answer for a block already fetched another way
+                    continue;
                 }
                 if (outcome.error == null) {
-                    receivedByFirstHop.computeIfAbsent(outcome.route.get(0), h -> new long[2])[0] += outcome.data.length;
+                    int length = outcome.data.remaining();
+                    receivedByFirstHop.computeIfAbsent(outcome.route.get(0), h -> new long[2])[0] += length;
                     receivedByFirstHop.get(outcome.route.get(0))[1] = System.nanoTime();
-                    node.metrics().bytesRead.addAndGet(outcome.data.length);
-                    node.metrics().bytesReadRemote.addAndGet(outcome.data.length);
-                    deliver(outcome.index, outcome.data);
+                    node.metrics().bytesRead.addAndGet(length);
+                    node.metrics().bytesReadRemote.addAndGet(length);
+                    try {
+                        deliver(outcome.index, outcome.data);
+                    } finally {
+                        release(outcome);
+                    }
                 } else {
                     recover(outcome);
                 }
@@ -243,8 +253,13 @@ public final class RestoreExecutor {
                 BlockFetch block = blocks.get(index);
                 List<String> route = routes.get(index);
                 inFlight.add(index);
-                CompletableFuture<byte[]> fetch = node.relay(new RelayRequest(block.key(), block.length(), block.crc32c(), route));
-                fetch.whenComplete((data, error) -> outcomes.add(new Outcome(index, route, data, error)));
+                CompletableFuture<ByteBuffer> fetch = node.relay(new RelayRequest(block.key(), block.length(), block.crc32c(), route));
+                fetch.whenComplete((data, error) -> {
+                    outcomes.add(new Outcome(index, route, data, error));
+                    if (ended) {
+                        releaseUnconsumed();
+                    }
+                });
             }
         }
 
@@ -334,6 +349,19 @@ public final class RestoreExecutor {
             }
         }
 
+        /** Gives the buffers of answers nobody will consume back to the node; safe from any thread. */
+        private void releaseUnconsumed() {
+            for (Outcome outcome = outcomes.poll(); outcome != null; outcome = outcomes.poll()) {
+                release(outcome);
+            }
+        }
+
+        private void release(Outcome outcome) {
+            if (outcome.data != null) {
+                node.blockBuffers().release(outcome.data);
+            }
+        }
+
         private void delivered(int index, int length) {
             String holder = holderOf.remove(index);
             if (holder != null) {
@@ -374,5 +402,5 @@ public final class RestoreExecutor {
         }
     }
 
-    private record Outcome(int index, List<String> route, @Nullable byte[] data, @Nullable Throwable error) {}
+    private record Outcome(int index, List<String> route, @Nullable ByteBuffer data, @Nullable Throwable error) {}
 }

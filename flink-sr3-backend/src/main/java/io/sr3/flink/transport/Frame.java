@@ -1,5 +1,6 @@
 package io.sr3.flink.transport;
 
+import java.nio.ByteBuffer;
 import java.util.Arrays;
 import java.util.Objects;
 
@@ -21,13 +22,17 @@ import java.util.Objects;
  * wrong, or whose length exceeds the receiver's maximum frame size, closes the connection:
  * nothing after it on that stream can be trusted.
  *
- * <p>In memory a payload is two arrays, head and block (a block's data, or nothing), which are one
- * payload on the wire: a block is neither joined to its key nor checksummed twice on its way.
+ * <p>In memory a payload is two parts, a head array and a block buffer (a block's data between
+ * its position and limit, or nothing), which are one payload on the wire: a block is neither
+ * joined to its key nor checksummed twice on its way. A received block of a {@link
+ * MessageType#DATA} answer may sit in a direct buffer lent by the node's {@link BlockBuffers};
+ * whoever consumes it gives it back there. Nothing moves a block buffer's position: readers take
+ * a {@link ByteBuffer#duplicate}.
  *
  * <p>Version 2 (this one) brought the handshake in which both sides contribute nonces and the
  * per-frame MAC; version 1 peers are refused.
  */
-public record Frame(MessageType type, long requestId, byte[] head, byte[] block, int blockCrc) {
+public record Frame(MessageType type, long requestId, byte[] head, ByteBuffer block, int blockCrc) {
 
     /** "SR3F" in ASCII. */
     public static final int MAGIC = 0x53523346;
@@ -43,10 +48,13 @@ public record Frame(MessageType type, long requestId, byte[] head, byte[] block,
 
     private static final byte[] EMPTY = new byte[0];
 
+    private static final ByteBuffer NO_BLOCK = ByteBuffer.allocate(0);
+
     /**
      * @param head the payload's first bytes (a request's key, say)
-     * @param block the payload's last bytes: a block's data, kept apart so that it is never
-     *     copied into a joined array and its checksum is computed once, where it was filled
+     * @param block the payload's last bytes, between its position and limit: a block's data,
+     *     kept apart so that it is never copied into a joined array and its checksum is computed
+     *     once, where it was filled
      * @param blockCrc the CRC32C of {@code block}; the frame's checksum is combined from it
      */
     public Frame {
@@ -57,11 +65,16 @@ public record Frame(MessageType type, long requestId, byte[] head, byte[] block,
 
     /** A frame whose payload has no block part. */
     public Frame(MessageType type, long requestId, byte[] payload) {
-        this(type, requestId, payload, EMPTY, 0);
+        this(type, requestId, payload, NO_BLOCK, 0);
     }
 
     /** A frame whose whole payload is a block with the given CRC32C. */
     public static Frame ofBlock(MessageType type, long requestId, byte[] block, int blockCrc) {
+        return new Frame(type, requestId, EMPTY, ByteBuffer.wrap(block), blockCrc);
+    }
+
+    /** A frame whose whole payload is the block between the buffer's position and limit, with the given CRC32C. */
+    public static Frame ofBlock(MessageType type, long requestId, ByteBuffer block, int blockCrc) {
         return new Frame(type, requestId, EMPTY, block, blockCrc);
     }
 
@@ -72,7 +85,18 @@ public record Frame(MessageType type, long requestId, byte[] head, byte[] block,
 
     /** Bytes of payload: head and block. */
     public int length() {
-        return head.length + block.length;
+        return head.length + block.remaining();
+    }
+
+    /** The block's bytes as an array: the buffer's own array when it is exactly that, else a copy. */
+    public byte[] blockBytes() {
+        if (block.hasArray() && block.arrayOffset() == 0 && block.position() == 0
+                && block.remaining() == block.array().length) {
+            return block.array();
+        }
+        byte[] copy = new byte[block.remaining()];
+        block.duplicate().get(copy);
+        return copy;
     }
 
     /**
@@ -80,14 +104,14 @@ public record Frame(MessageType type, long requestId, byte[] head, byte[] block,
      * carrying requests are read through {@link #head} and {@link #block} instead.
      */
     public byte[] payload() {
-        if (block.length == 0) {
+        if (!block.hasRemaining()) {
             return head;
         }
         if (head.length == 0) {
-            return block;
+            return blockBytes();
         }
-        byte[] joined = Arrays.copyOf(head, head.length + block.length);
-        System.arraycopy(block, 0, joined, head.length, block.length);
+        byte[] joined = Arrays.copyOf(head, head.length + block.remaining());
+        block.duplicate().get(joined, head.length, block.remaining());
         return joined;
     }
 

@@ -8,6 +8,7 @@ import javax.annotation.Nullable;
 
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.function.LongPredicate;
 import java.util.zip.CRC32C;
 
 /**
@@ -19,6 +20,11 @@ import java.util.zip.CRC32C;
  * unauthenticated peer cannot make this side buffer more. Once the handshake established a MAC,
  * every frame must carry it. After the first violation the decoder discards all further input
  * and the connection is closed by the handler that sees the {@link CorruptFrameException}.
+ *
+ * <p>The block of a {@link MessageType#DATA} answer to a request that asked for it ({@code
+ * lendsTo}) is copied (and checksummed on the way) into a buffer lent by the node's {@link
+ * BlockBuffers}: a direct one the consumer gives back, not a block-sized heap array. Every other
+ * payload lands in heap arrays.
  */
 final class FrameDecoder extends ByteToMessageDecoder {
 
@@ -26,12 +32,21 @@ final class FrameDecoder extends ByteToMessageDecoder {
     static final int HANDSHAKE_FRAME_SIZE = 4096;
 
     private final int maxFrameSize;
+    @Nullable private final BlockBuffers blockBuffers;
+    private final LongPredicate lendsTo;
     private int currentMaxFrameSize = HANDSHAKE_FRAME_SIZE;
     @Nullable private FrameMac mac;
     private boolean broken;
 
     FrameDecoder(int maxFrameSize) {
+        this(maxFrameSize, null, id -> false);
+    }
+
+    /** @param lendsTo whether the answer to a request id gets its block in a buffer from {@code blockBuffers} */
+    FrameDecoder(int maxFrameSize, @Nullable BlockBuffers blockBuffers, LongPredicate lendsTo) {
         this.maxFrameSize = maxFrameSize;
+        this.blockBuffers = blockBuffers;
+        this.lendsTo = lendsTo;
         // Received buffers are kept as they came, not merged into one growing buffer: a large
         // frame is copied once, into its arrays.
         setCumulator(COMPOSITE_CUMULATOR);
@@ -92,10 +107,15 @@ final class FrameDecoder extends ByteToMessageDecoder {
         int payloadStart = start + Frame.HEADER_SIZE;
         int headLength = headLength(type, in, payloadStart, length);
         byte[] head = new byte[headLength];
-        int headCrc = copy(in, payloadStart, head);
-        byte[] block = new byte[length - headLength];
+        int headCrc = copy(in, payloadStart, ByteBuffer.wrap(head));
+        int blockLength = length - headLength;
+        boolean lent = blockBuffers != null && type == MessageType.DATA && lendsTo.test(requestId);
+        ByteBuffer block = lent ? blockBuffers.acquire(blockLength) : ByteBuffer.allocate(blockLength);
         int blockCrc = copy(in, payloadStart + headLength, block);
-        if (Crc32c.combine(headCrc, blockCrc, block.length) != expectedCrc) {
+        if (Crc32c.combine(headCrc, blockCrc, blockLength) != expectedCrc) {
+            if (lent) {
+                blockBuffers.release(block);
+            }
             throw reject(ctx, in, type + " frame payload failed its CRC32C check");
         }
         in.skipBytes(Frame.HEADER_SIZE + length + macSize);
@@ -120,18 +140,19 @@ final class FrameDecoder extends ByteToMessageDecoder {
     }
 
     /**
-     * Copies {@code target.length} bytes from {@code index} into {@code target}, one received
-     * buffer at a time, and checksums each part while it is still in the cache.
+     * Copies {@code target.remaining()} bytes from {@code index} into {@code target} (whose
+     * position stays), one received buffer at a time, and checksums each part while it is still
+     * in the cache.
      */
-    private static int copy(ByteBuf in, int index, byte[] target) {
+    private static int copy(ByteBuf in, int index, ByteBuffer target) {
         CRC32C crc = new CRC32C();
-        int position = 0;
-        for (ByteBuffer part : in.nioBuffers(index, target.length)) {
-            int n = part.remaining();
-            part.get(target, position, n);
-            crc.update(target, position, n);
-            position += n;
+        int start = target.position();
+        for (ByteBuffer part : in.nioBuffers(index, target.remaining())) {
+            int from = target.position();
+            target.put(part);
+            crc.update(target.duplicate().limit(target.position()).position(from)); // while still in the cache
         }
+        target.position(start);
         return (int) crc.getValue();
     }
 

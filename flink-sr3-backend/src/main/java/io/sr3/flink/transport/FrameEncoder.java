@@ -15,10 +15,11 @@ import java.util.List;
  * connection's handshake established one ({@link #authenticateWith}). One per channel; runs on
  * its event loop.
  *
- * <p>A frame's block is not copied here: it goes out as slices of the caller's array of at most
- * {@link #SLICE_SIZE} bytes, which the transport copies into pooled direct buffers as the socket
- * takes them, and its checksum is combined from the one the frame carries rather than computed
- * again.
+ * <p>A frame's block is not copied here: it goes out as slices of the caller's buffer of at most
+ * {@link #SLICE_SIZE} bytes (a heap array's slices the transport copies into pooled direct
+ * buffers as the socket takes them; a direct buffer's go to the socket as they are), and its
+ * checksum is combined from the one the frame carries rather than computed again. The block's
+ * buffer must stay unchanged until the write completed.
  */
 final class FrameEncoder extends MessageToMessageEncoder<Frame> {
 
@@ -39,8 +40,9 @@ final class FrameEncoder extends MessageToMessageEncoder<Frame> {
     @Override
     protected void encode(ChannelHandlerContext ctx, Frame frame, List<Object> out) {
         byte[] head = frame.head();
-        byte[] block = frame.block();
-        int crc = Crc32c.combine(Crc32c.of(head), frame.blockCrc(), block.length);
+        ByteBuffer block = frame.block();
+        int blockLength = block.remaining();
+        int crc = Crc32c.combine(Crc32c.of(head), frame.blockCrc(), blockLength);
         ByteBuf header = ctx.alloc().buffer(Frame.HEADER_SIZE + head.length);
         header.writeInt(Frame.MAGIC);
         header.writeByte(Frame.VERSION);
@@ -50,11 +52,13 @@ final class FrameEncoder extends MessageToMessageEncoder<Frame> {
         header.writeInt(crc);
         header.writeBytes(head);
         out.add(header);
-        for (int offset = 0; offset < block.length; offset += SLICE_SIZE) {
-            out.add(Unpooled.wrappedBuffer(block, offset, Math.min(SLICE_SIZE, block.length - offset)));
+        int start = block.position();
+        for (int offset = 0; offset < blockLength; offset += SLICE_SIZE) {
+            out.add(Unpooled.wrappedBuffer(block.duplicate().position(start + offset)
+                    .limit(start + offset + Math.min(SLICE_SIZE, blockLength - offset))));
         }
         if (mac != null) {
-            out.add(Unpooled.wrappedBuffer(mac.next(header.nioBuffer(), ByteBuffer.wrap(block))));
+            out.add(Unpooled.wrappedBuffer(mac.next(header.nioBuffer(), block.duplicate())));
         }
     }
 }

@@ -23,7 +23,7 @@ public final class Payloads {
 
     /** {@code keyLength u16 | key utf8 | data}. */
     public static byte[] putBlock(String key, byte[] data) {
-        return new Frame(MessageType.PUT_BLOCK, 0, putBlockHead(key), data, 0).payload();
+        return new Frame(MessageType.PUT_BLOCK, 0, putBlockHead(key), ByteBuffer.wrap(data), 0).payload();
     }
 
     /**
@@ -32,7 +32,7 @@ public final class Payloads {
      * @param crc32c the CRC32C of {@code data}
      */
     public static Frame putBlock(String key, byte[] data, int crc32c) {
-        return new Frame(MessageType.PUT_BLOCK, 0, putBlockHead(key), data, crc32c);
+        return new Frame(MessageType.PUT_BLOCK, 0, putBlockHead(key), ByteBuffer.wrap(data), crc32c);
     }
 
     private static byte[] putBlockHead(String key) {
@@ -52,8 +52,8 @@ public final class Payloads {
      * one joined payload.
      */
     public static BlockPut putBlock(Frame request) {
-        if (request.block().length > 0 || request.head().length == 2 + keyLength(request.head())) {
-            return new BlockPut(putBlockKey(request.head()), request.block(), request.blockCrc());
+        if (request.block().hasRemaining() || request.head().length == 2 + keyLength(request.head())) {
+            return new BlockPut(putBlockKey(request.head()), request.blockBytes(), request.blockCrc());
         }
         byte[] payload = request.head();
         byte[] data = putBlockData(payload);

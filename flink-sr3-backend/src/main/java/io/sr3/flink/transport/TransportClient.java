@@ -24,6 +24,7 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -49,6 +50,9 @@ public final class TransportClient implements AutoCloseable {
     private final SharedSecret secret;
     @Nullable private final SslContext tls;
     private final int maxFrameSize;
+    @Nullable private final BlockBuffers blockBuffers;
+    /** Requests whose answer's block the decoder receives into a lent buffer. */
+    private final Set<Long> lendingRequests = ConcurrentHashMap.newKeySet();
     private final Duration requestTimeout;
     private final AtomicLong nextRequestId = new AtomicLong(1);
     private final Map<InetSocketAddress, CompletableFuture<Connection>> connections = new ConcurrentHashMap<>();
@@ -60,6 +64,17 @@ public final class TransportClient implements AutoCloseable {
      */
     public TransportClient(EventLoopGroup group, TransportSecurity security, int maxFrameSize, Duration requestTimeout)
             throws IOException {
+        this(group, security, maxFrameSize, requestTimeout, null);
+    }
+
+    /**
+     * @param blockBuffers where the blocks of answers to {@link #requestBlock} are received
+     *     into, or null for heap arrays
+     * @throws IOException if the TLS keystore or truststore cannot be loaded
+     */
+    public TransportClient(EventLoopGroup group, TransportSecurity security, int maxFrameSize, Duration requestTimeout,
+            @Nullable BlockBuffers blockBuffers) throws IOException {
+        this.blockBuffers = blockBuffers;
         this.group = group;
         this.secret = new SharedSecret(security.secret());
         this.tls = security.tls() == null ? null : security.tls().clientContext();
@@ -89,6 +104,19 @@ public final class TransportClient implements AutoCloseable {
      * requests that carry a block, which {@link Frame} keeps apart from the rest of the payload.
      */
     public CompletableFuture<Frame> request(InetSocketAddress peer, Frame request, Duration deadline) {
+        return request(peer, request, deadline, false);
+    }
+
+    /**
+     * Like {@link #request(InetSocketAddress, Frame, Duration)} for a request answered with a
+     * block ({@link MessageType#RELAY_BLOCK}): the answer's block arrives in a buffer lent by
+     * this client's {@link BlockBuffers}, which the caller gives back once it consumed it.
+     */
+    public CompletableFuture<Frame> requestBlock(InetSocketAddress peer, Frame request, Duration deadline) {
+        return request(peer, request, deadline, blockBuffers != null);
+    }
+
+    private CompletableFuture<Frame> request(InetSocketAddress peer, Frame request, Duration deadline, boolean lend) {
         MessageType type = request.type();
         CompletableFuture<Frame> result = new CompletableFuture<>();
         if (closed) {
@@ -96,6 +124,10 @@ public final class TransportClient implements AutoCloseable {
             return result;
         }
         long requestId = nextRequestId.getAndIncrement();
+        if (lend) {
+            lendingRequests.add(requestId);
+            result.whenComplete((frame, error) -> lendingRequests.remove(requestId));
+        }
         var timeout = group.schedule(
                 () -> result.completeExceptionally(new RequestTimeoutException(peer.toString(), type, deadline)),
                 deadline.toNanos(),
@@ -131,7 +163,7 @@ public final class TransportClient implements AutoCloseable {
     }
 
     private void connect(InetSocketAddress peer, CompletableFuture<Connection> ready) {
-        FrameDecoder decoder = new FrameDecoder(maxFrameSize);
+        FrameDecoder decoder = new FrameDecoder(maxFrameSize, blockBuffers, lendingRequests::contains);
         FrameEncoder encoder = new FrameEncoder();
         Connection connection = new Connection(peer, ready, decoder, encoder);
         ChannelFuture connect = new Bootstrap()
@@ -255,7 +287,8 @@ public final class TransportClient implements AutoCloseable {
             }
             CompletableFuture<Frame> result = pending.remove(frame.requestId());
             if (result == null) {
-                return; // the request timed out already
+                releaseBlock(frame); // the request timed out already
+                return;
             }
             LinkShaper currentShaper = shaper;
             long delay = currentShaper == null ? 0 : currentShaper.delayNanos(peer, frame.length(), System.nanoTime());
@@ -270,8 +303,14 @@ public final class TransportClient implements AutoCloseable {
             if (frame.type() == MessageType.ERROR) {
                 result.completeExceptionally(new RemoteException(
                         peer.toString(), Payloads.errorCode(frame.payload()), Payloads.errorMessage(frame.payload())));
-            } else {
-                result.complete(frame);
+            } else if (!result.complete(frame)) {
+                releaseBlock(frame);
+            }
+        }
+
+        private void releaseBlock(Frame frame) {
+            if (blockBuffers != null) {
+                blockBuffers.release(frame.block());
             }
         }
 

@@ -310,7 +310,11 @@ public final class TransportServer implements AutoCloseable {
                     LOG.warn("Failed to serve {} from {}", request, remote, error);
                     response = error(request.requestId(), ErrorCode.INTERNAL, String.valueOf(error));
                 }
-                ctx.writeAndFlush(response);
+                ctx.writeAndFlush(response).addListener(written -> {
+                    if (frame != null) {
+                        handler.answered(frame);
+                    }
+                });
             });
         }
 

@@ -1,5 +1,6 @@
 package io.sr3.flink.node;
 
+import io.sr3.flink.transport.BlockBuffers;
 import io.sr3.flink.transport.ErrorCode;
 import io.sr3.flink.transport.MessageType;
 import io.sr3.flink.transport.RelayRequest;
@@ -9,6 +10,7 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletionException;
@@ -40,7 +42,7 @@ class RelayTest {
         ring.node(2).store().put("b-r", data);
         RelayRequest request = new RelayRequest("b-r", data.length, crc(data),
                 List.of(ring.node(1).self().id(), ring.node(2).self().id()));
-        assertThat(ring.node(0).relay(request).join()).isEqualTo(data);
+        assertThat(bytes(ring.node(0).relay(request).join())).isEqualTo(data);
     }
 
     @Test
@@ -73,6 +75,50 @@ class RelayTest {
         CompletionException failure = org.junit.jupiter.api.Assertions.assertThrows(
                 CompletionException.class, () -> ring.node(0).relay(request).join());
         assertThat(((RelayException) failure.getCause()).code()).isEqualTo(ErrorCode.NOT_FOUND);
+    }
+
+    @Test
+    void aLargeBlockCrossesTheRouteInLentDirectBuffersThatEveryNodeGetsBack() throws Exception {
+        byte[] data = new byte[ring.node(0).config().blockSize()]; // a full block
+        assertThat(data.length).isGreaterThanOrEqualTo(BlockBuffers.MIN_POOLED_BYTES);
+        new java.util.Random(11).nextBytes(data);
+        ring.node(2).store().put("b-large", data);
+        RelayRequest request = new RelayRequest("b-large", data.length, crc(data),
+                List.of(ring.node(1).self().id(), ring.node(2).self().id()));
+
+        ByteBuffer received = ring.node(0).relay(request).join();
+
+        assertThat(received.isDirect()).as("received into a lent direct buffer, not a heap array").isTrue();
+        assertThat(bytes(received)).isEqualTo(data);
+        assertThat(ring.node(0).blockBuffers().release(received)).isTrue();
+        for (int i = 0; i < 3; i++) {
+            BlockBuffers buffers = ring.node(i).blockBuffers();
+            assertThat(buffers.created()).as("node %d used a direct buffer", i).isEqualTo(1);
+            TestingRing.awaitCondition(() -> buffers.lent() == 0, "node " + i + " gives its buffer back");
+        }
+    }
+
+    @Test
+    void aRefusedBlockLeavesNoBufferLentOnAnyNode() throws Exception {
+        byte[] data = new byte[ring.node(0).config().blockSize()];
+        ring.node(2).store().put("b-other", data);
+        RelayRequest request = new RelayRequest("b-other", data.length, crc(data) + 1,
+                List.of(ring.node(1).self().id(), ring.node(2).self().id()));
+
+        CompletionException failure = org.junit.jupiter.api.Assertions.assertThrows(
+                CompletionException.class, () -> ring.node(0).relay(request).join());
+
+        assertThat(((RelayException) failure.getCause()).code()).isEqualTo(ErrorCode.CORRUPT);
+        for (int i = 0; i < 3; i++) {
+            BlockBuffers buffers = ring.node(i).blockBuffers();
+            TestingRing.awaitCondition(() -> buffers.lent() == 0, "node " + i + " gives its buffer back");
+        }
+    }
+
+    private static byte[] bytes(ByteBuffer buffer) {
+        byte[] copy = new byte[buffer.remaining()];
+        buffer.duplicate().get(copy);
+        return copy;
     }
 
     private static int crc(byte[] data) {

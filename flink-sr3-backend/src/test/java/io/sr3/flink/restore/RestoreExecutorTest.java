@@ -300,6 +300,36 @@ class RestoreExecutorTest {
         assertThat(NetworkView.of(recovering).holderLoad().snapshot()).as("a failed restore leaves no load behind").isEmpty();
     }
 
+    @ParameterizedTest
+    @EnumSource(Structure.class)
+    void fullBlocksFromOtherNodesArriveInLentDirectBuffersThatEveryNodeGetsBack(Structure structure) throws Exception {
+        List<BlockFetch> remote = new ArrayList<>();
+        List<byte[]> expected = new ArrayList<>();
+        Random random = new Random(5);
+        for (int i = 0; i < 8; i++) {
+            byte[] data = new byte[blockSize()];
+            random.nextBytes(data);
+            RingNode first = ring.node(1 + i % 4);
+            RingNode second = ring.node(1 + (i + 1) % 4);
+            first.store().put("b-full-" + i, data);
+            second.store().put("b-full-" + i, data);
+            remote.add(new BlockFetch("b-full-" + i, data.length, crc(data), List.of(first.self(), second.self()),
+                    "full block " + i));
+            expected.add(data);
+        }
+        BufferSink sink = new BufferSink();
+
+        executor(structure).restore("full blocks", remote, sink);
+
+        sink.assertExactly(expected);
+        assertThat(sink.arrays + sink.heapBuffers).as("blocks handed over in heap memory").isZero();
+        assertThat(sink.directBuffers).isNotEmpty();
+        for (RingNode node : ring.nodes()) {
+            TestingRing.awaitCondition(() -> node.blockBuffers().lent() == 0,
+                    node.self().id() + " to have every lent buffer back");
+        }
+    }
+
     private final List<byte[]> ownContents = new ArrayList<>();
 
     /** The recovering node's block size, that of its own-block buffers. */

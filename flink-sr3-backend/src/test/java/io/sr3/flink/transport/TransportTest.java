@@ -224,7 +224,7 @@ class TransportTest {
         assertThat(put.data()).isEqualTo(data);
         assertThat(put.crc32c()).isEqualTo(crc);
         assertThat(answer.head()).isEmpty();
-        assertThat(answer.block()).isEqualTo(data);
+        assertThat(answer.blockBytes()).isEqualTo(data);
         assertThat(answer.blockCrc()).isEqualTo(crc);
     }
 
