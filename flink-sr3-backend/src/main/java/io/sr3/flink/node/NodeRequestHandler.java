@@ -6,6 +6,7 @@ import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockNotFoundException;
 import io.sr3.flink.store.BlockStore;
 import io.sr3.flink.store.CorruptBlockException;
+import io.sr3.flink.transport.BlockBuffers;
 import io.sr3.flink.transport.ErrorCode;
 import io.sr3.flink.transport.Frame;
 import io.sr3.flink.transport.MessageType;
@@ -42,10 +43,10 @@ final class NodeRequestHandler implements RequestHandler {
     }
 
     /** Serves requests on {@code config}'s host and first free port, on the request threads. */
-    TransportServer listen(NodeConfig config, NodeThreads threads) throws IOException {
+    TransportServer listen(NodeConfig config, NodeThreads threads, BlockBuffers blockBuffers) throws IOException {
         requireAuthenticationAcrossMachines(config);
         return TransportServer.start(threads.network, config.host(), config.ports().iterator(), config.security(),
-                config.limits(), config.maxFrameSize(), this, threads.requests);
+                config.limits(), config.maxFrameSize(), this, threads.requests, blockBuffers);
     }
 
     /**
@@ -105,13 +106,6 @@ final class NodeRequestHandler implements RequestHandler {
             }
             return error(ErrorCode.INTERNAL, String.valueOf(cause));
         });
-    }
-
-    @Override
-    public void answered(Frame answer) {
-        if (answer.block().isDirect()) { // only lent buffers are
-            node.blockBuffers().release(answer.block());
-        }
     }
 
     @Override

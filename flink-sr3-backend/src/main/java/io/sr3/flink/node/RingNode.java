@@ -83,7 +83,8 @@ public final class RingNode implements AutoCloseable {
         NodeIdentity identity = null;
         try {
             this.failureDetector = new FailureDetector(this, nanoClock);
-            boundServer = new NodeRequestHandler(this, failureDetector).listen(config, threads);
+            BlockBuffers blockBuffers = new BlockBuffers(config.blockSize(), config.restore().maxConcurrentFetches());
+            boundServer = new NodeRequestHandler(this, failureDetector).listen(config, threads, blockBuffers);
             this.server = boundServer;
             int port = server.address().getPort();
             Path storeDir = config.storeDirectory() != null
@@ -100,7 +101,6 @@ public final class RingNode implements AutoCloseable {
             this.store = new BlockStore(storeDir, config.fsync(), config.storeMaxBytes());
             // A client is never a member: not even of its own placement snapshot.
             this.membership = new Membership(isClient() ? null : self, config.virtualNodes());
-            BlockBuffers blockBuffers = new BlockBuffers(config.blockSize(), config.restore().maxConcurrentFetches());
             this.transport = new TransportClient(threads.network, config.security(), config.maxFrameSize(),
                     config.requestTimeout(), blockBuffers);
             this.peers = new PeerClient(self, config, store, membership, transport, blockBuffers, threads.io,
@@ -360,7 +360,7 @@ public final class RingNode implements AutoCloseable {
         return peers.relay(request);
     }
 
-    /** The direct buffers blocks arrive in and relays read this node's blocks into; see {@link BlockBuffers}. */
+    /** The direct buffers relayed and PUT blocks arrive in and relays read this node's blocks into; see {@link BlockBuffers}. */
     public BlockBuffers blockBuffers() {
         return peers.blockBuffers();
     }

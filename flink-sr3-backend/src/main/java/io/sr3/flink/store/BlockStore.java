@@ -121,6 +121,11 @@ public final class BlockStore {
      * header as it is, so a wrong one makes every later read fail verification.
      */
     public void put(String key, byte[] data, int crc32c) throws IOException {
+        put(key, ByteBuffer.wrap(data), crc32c);
+    }
+
+    /** Like {@link #put(String, byte[], int)} for the bytes between {@code data}'s position and limit (which stay). */
+    public void put(String key, ByteBuffer data, int crc32c) throws IOException {
         Path target = fileOf(key);
         synchronized (lockOf(key)) {
             putLocked(key, target, data, crc32c);
@@ -163,14 +168,14 @@ public final class BlockStore {
             if (replacement == null) {
                 deleteLocked(target);
             } else if (!Arrays.equals(current, replacement)) {
-                putLocked(key, target, replacement, BlockFileFormat.crc32c(replacement));
+                putLocked(key, target, ByteBuffer.wrap(replacement), BlockFileFormat.crc32c(replacement));
             }
             return new Swap(true, current);
         }
     }
 
-    private void putLocked(String key, Path target, byte[] data, int crc32c) throws IOException {
-        long growth = BlockFileFormat.HEADER_SIZE + (long) data.length - sizeOrZero(target);
+    private void putLocked(String key, Path target, ByteBuffer data, int crc32c) throws IOException {
+        long growth = BlockFileFormat.HEADER_SIZE + (long) data.remaining() - sizeOrZero(target);
         capacity.reserve(key, growth);
         try {
             format.write(key, target, data, crc32c);

@@ -8,7 +8,6 @@ import javax.annotation.Nullable;
 
 import java.nio.ByteBuffer;
 import java.util.List;
-import java.util.function.LongPredicate;
 import java.util.zip.CRC32C;
 
 /**
@@ -21,8 +20,8 @@ import java.util.zip.CRC32C;
  * every frame must carry it. After the first violation the decoder discards all further input
  * and the connection is closed by the handler that sees the {@link CorruptFrameException}.
  *
- * <p>The block of a {@link MessageType#DATA} answer to a request that asked for it ({@code
- * lendsTo}) is copied (and checksummed on the way) into a buffer lent by the node's {@link
+ * <p>The block of a frame that {@link Lending} names (a block answer the request asked for; a
+ * server's PUT) is copied, and checksummed on the way, into a buffer lent by the node's {@link
  * BlockBuffers}: a direct one the consumer gives back, not a block-sized heap array. Every other
  * payload lands in heap arrays.
  */
@@ -33,20 +32,27 @@ final class FrameDecoder extends ByteToMessageDecoder {
 
     private final int maxFrameSize;
     @Nullable private final BlockBuffers blockBuffers;
-    private final LongPredicate lendsTo;
+    private final Lending lending;
     private int currentMaxFrameSize = HANDSHAKE_FRAME_SIZE;
     @Nullable private FrameMac mac;
     private boolean broken;
 
-    FrameDecoder(int maxFrameSize) {
-        this(maxFrameSize, null, id -> false);
+    /** Which frames get their block in a buffer lent by the decoder's {@link BlockBuffers}. */
+    @FunctionalInterface
+    interface Lending {
+        Lending NONE = (type, requestId) -> false;
+
+        boolean lendsBlockOf(MessageType type, long requestId);
     }
 
-    /** @param lendsTo whether the answer to a request id gets its block in a buffer from {@code blockBuffers} */
-    FrameDecoder(int maxFrameSize, @Nullable BlockBuffers blockBuffers, LongPredicate lendsTo) {
+    FrameDecoder(int maxFrameSize) {
+        this(maxFrameSize, null, Lending.NONE);
+    }
+
+    FrameDecoder(int maxFrameSize, @Nullable BlockBuffers blockBuffers, Lending lending) {
         this.maxFrameSize = maxFrameSize;
         this.blockBuffers = blockBuffers;
-        this.lendsTo = lendsTo;
+        this.lending = lending;
         // Received buffers are kept as they came, not merged into one growing buffer: a large
         // frame is copied once, into its arrays.
         setCumulator(COMPOSITE_CUMULATOR);
@@ -109,7 +115,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
         byte[] head = new byte[headLength];
         int headCrc = copy(in, payloadStart, ByteBuffer.wrap(head));
         int blockLength = length - headLength;
-        boolean lent = blockBuffers != null && type == MessageType.DATA && lendsTo.test(requestId);
+        boolean lent = blockBuffers != null && lending.lendsBlockOf(type, requestId);
         ByteBuffer block = lent ? blockBuffers.acquire(blockLength) : ByteBuffer.allocate(blockLength);
         int blockCrc = copy(in, payloadStart + headLength, block);
         if (Crc32c.combine(headCrc, blockCrc, blockLength) != expectedCrc) {

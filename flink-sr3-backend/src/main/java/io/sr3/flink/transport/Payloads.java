@@ -43,8 +43,8 @@ public final class Payloads {
         return ByteBuffer.allocate(2 + keyBytes.length).putShort((short) keyBytes.length).put(keyBytes).array();
     }
 
-    /** A received {@link MessageType#PUT_BLOCK} request: the key, the data and its CRC32C. */
-    public record BlockPut(String key, byte[] data, int crc32c) {}
+    /** A received {@link MessageType#PUT_BLOCK} request: the key, the data (position to limit) and its CRC32C. */
+    public record BlockPut(String key, ByteBuffer data, int crc32c) {}
 
     /**
      * Reads a {@link MessageType#PUT_BLOCK} request: split into key and block by the frame
@@ -53,11 +53,11 @@ public final class Payloads {
      */
     public static BlockPut putBlock(Frame request) {
         if (request.block().hasRemaining() || request.head().length == 2 + keyLength(request.head())) {
-            return new BlockPut(putBlockKey(request.head()), request.blockBytes(), request.blockCrc());
+            return new BlockPut(putBlockKey(request.head()), request.block(), request.blockCrc());
         }
         byte[] payload = request.head();
         byte[] data = putBlockData(payload);
-        return new BlockPut(putBlockKey(payload), data, Crc32c.of(data));
+        return new BlockPut(putBlockKey(payload), ByteBuffer.wrap(data), Crc32c.of(data));
     }
 
     /** The key of a {@link MessageType#PUT_BLOCK} payload. */

@@ -31,10 +31,4 @@ public interface RequestHandler {
             return CompletableFuture.failedFuture(e);
         }
     }
-
-    /**
-     * An answer this handler gave was written to the socket, or its connection closed first: its
-     * buffers (a block lent by {@link BlockBuffers}) may be reused. The default does nothing.
-     */
-    default void answered(Frame answer) {}
 }

@@ -163,7 +163,8 @@ public final class TransportClient implements AutoCloseable {
     }
 
     private void connect(InetSocketAddress peer, CompletableFuture<Connection> ready) {
-        FrameDecoder decoder = new FrameDecoder(maxFrameSize, blockBuffers, lendingRequests::contains);
+        FrameDecoder decoder = new FrameDecoder(maxFrameSize, blockBuffers,
+                (type, requestId) -> type == MessageType.DATA && lendingRequests.contains(requestId));
         FrameEncoder encoder = new FrameEncoder();
         Connection connection = new Connection(peer, ready, decoder, encoder);
         ChannelFuture connect = new Bootstrap()

@@ -102,6 +102,25 @@ public final class TransportServer implements AutoCloseable {
             RequestHandler handler,
             ExecutorService ioExecutor)
             throws IOException {
+        return start(group, host, ports, security, limits, maxFrameSize, handler, ioExecutor, null);
+    }
+
+    /**
+     * Like the other {@code start}, receiving the blocks of PUT requests into buffers lent by
+     * {@code blockBuffers}: the server gives a request's back once its answer is decided (the
+     * handler must not keep it), and an answer's block once it is written.
+     */
+    public static TransportServer start(
+            EventLoopGroup group,
+            String host,
+            Iterator<Integer> ports,
+            TransportSecurity security,
+            TransportLimits limits,
+            int maxFrameSize,
+            RequestHandler handler,
+            ExecutorService ioExecutor,
+            @Nullable BlockBuffers blockBuffers)
+            throws IOException {
         SharedSecret sharedSecret = new SharedSecret(security.secret());
         SslContext tls = security.tls() == null ? null : security.tls().serverContext();
         Counters counters = new Counters();
@@ -133,14 +152,15 @@ public final class TransportServer implements AutoCloseable {
                                             });
                                             ch.pipeline().addLast("tls", ssl);
                                         }
-                                        FrameDecoder decoder = new FrameDecoder(maxFrameSize);
+                                        FrameDecoder decoder = new FrameDecoder(maxFrameSize, blockBuffers,
+                                                (type, requestId) -> type == MessageType.PUT_BLOCK);
                                         FrameEncoder encoder = new FrameEncoder();
                                         ch.pipeline()
                                                 .addLast(new IdleStateHandler(0, 0, limits.idleTimeout().toMillis(), TimeUnit.MILLISECONDS))
                                                 .addLast(decoder)
                                                 .addLast(encoder)
                                                 .addLast(new ServerHandler(sharedSecret, decoder, encoder, handler, ioExecutor,
-                                                        counters, limits));
+                                                        blockBuffers, counters, limits));
                                     }
                                 });
         BindException lastFailure = null;
@@ -226,6 +246,7 @@ public final class TransportServer implements AutoCloseable {
         private final FrameEncoder encoder;
         private final RequestHandler handler;
         private final ExecutorService ioExecutor;
+        @Nullable private final BlockBuffers blockBuffers;
         private final Counters counters;
         private final TransportLimits limits;
         private byte[] nonce;
@@ -233,7 +254,8 @@ public final class TransportServer implements AutoCloseable {
         @Nullable private ScheduledFuture<?> handshakeDeadline;
 
         ServerHandler(SharedSecret secret, FrameDecoder decoder, FrameEncoder encoder, RequestHandler handler,
-                ExecutorService ioExecutor, Counters counters, TransportLimits limits) {
+                ExecutorService ioExecutor, @Nullable BlockBuffers blockBuffers, Counters counters, TransportLimits limits) {
+            this.blockBuffers = blockBuffers;
             this.secret = secret;
             this.decoder = decoder;
             this.encoder = encoder;
@@ -277,15 +299,18 @@ public final class TransportServer implements AutoCloseable {
                     ctx.writeAndFlush(error(frame.requestId(), ErrorCode.UNAUTHENTICATED, "shared-secret handshake failed"))
                             .addListener(ChannelFutureListener.CLOSE);
                 }
+                release(frame);
                 return;
             }
             if (frame.type().isResponse() || frame.type() == MessageType.AUTH) {
                 ctx.writeAndFlush(error(frame.requestId(), ErrorCode.BAD_REQUEST, frame.type() + " is not a request"));
+                release(frame);
                 return;
             }
             try {
                 ioExecutor.execute(() -> serve(ctx, frame, remote));
             } catch (RejectedExecutionException e) {
+                release(frame);
                 if (ioExecutor.isShutdown()) {
                     ctx.writeAndFlush(error(frame.requestId(), ErrorCode.INTERNAL, "node is shutting down"));
                 } else {
@@ -303,6 +328,7 @@ public final class TransportServer implements AutoCloseable {
                 answer = CompletableFuture.failedFuture(e);
             }
             answer.whenComplete((frame, error) -> {
+                release(request);
                 Frame response;
                 if (error == null) {
                     response = frame.withRequestId(request.requestId());
@@ -310,12 +336,15 @@ public final class TransportServer implements AutoCloseable {
                     LOG.warn("Failed to serve {} from {}", request, remote, error);
                     response = error(request.requestId(), ErrorCode.INTERNAL, String.valueOf(error));
                 }
-                ctx.writeAndFlush(response).addListener(written -> {
-                    if (frame != null) {
-                        handler.answered(frame);
-                    }
-                });
+                ctx.writeAndFlush(response).addListener(written -> release(response));
             });
+        }
+
+        /** Gives a frame's block back if it is in a lent buffer. */
+        private void release(Frame frame) {
+            if (blockBuffers != null) {
+                blockBuffers.release(frame.block());
+            }
         }
 
         /** Stops reading requests while the peer does not read the answers, and resumes when it does. */

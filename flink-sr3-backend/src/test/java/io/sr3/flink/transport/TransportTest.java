@@ -221,7 +221,7 @@ class TransportTest {
 
         Payloads.BlockPut put = Payloads.putBlock(received.get(0));
         assertThat(put.key()).isEqualTo("b-key");
-        assertThat(put.data()).isEqualTo(data);
+        assertThat(put.data()).isEqualTo(java.nio.ByteBuffer.wrap(data));
         assertThat(put.crc32c()).isEqualTo(crc);
         assertThat(answer.head()).isEmpty();
         assertThat(answer.blockBytes()).isEqualTo(data);
