@@ -1,5 +1,6 @@
 package io.sr3.flink.benchmark;
 
+import io.sr3.flink.Sr3Options;
 import io.sr3.flink.cluster.ClusterJobs;
 import io.sr3.flink.cluster.ClusterSpec;
 import io.sr3.flink.cluster.ProcessCluster;
@@ -77,6 +78,9 @@ public final class ProcessRecoveryBenchmark {
     static final int TASK_MANAGERS = 4;
     static final int PARALLELISM = 3;
     static final Duration INTERVAL = Duration.ofMillis(1000);
+    /** Replica repair as a user runs it: the production defaults, which the test clusters shorten to 0 and 500 ms. */
+    static final Duration REPAIR_DELAY = Sr3Options.REPAIR_DELAY.defaultValue();
+    static final Duration REPAIR_INTERVAL = Sr3Options.REPAIR_INTERVAL.defaultValue();
     /** Keyed state the fill phase builds: keys x {@link #SLOTS} x {@link #PAYLOAD_BYTES}. */
     static final long STATE_BYTES = parseSize(System.getProperty("sr3.bench.state-size", "256m"));
     /** 4 KiB payloads: a quarter of the records of 1 KiB ones for the same state, so the source is not the limit. */
@@ -149,7 +153,10 @@ public final class ProcessRecoveryBenchmark {
             Map<String, String> extra = new LinkedHashMap<>();
             extra.put("metrics.fetcher.update-interval", String.valueOf(WatermarkLag.FETCH_INTERVAL_MILLIS));
             ClusterSpec spec = ClusterSpec.sr3(TASK_MANAGERS, 2).withCheckpointInterval(INTERVAL);
-            if (backend != Backend.SR3) {
+            if (backend == Backend.SR3) {
+                extra.put(Sr3Options.REPAIR_DELAY.key(), REPAIR_DELAY.toMillis() + " ms");
+                extra.put(Sr3Options.REPAIR_INTERVAL.key(), REPAIR_INTERVAL.toMillis() + " ms");
+            } else {
                 spec = spec.asRocksDbFileBaseline();
             }
             if (backend == Backend.HDFS) {

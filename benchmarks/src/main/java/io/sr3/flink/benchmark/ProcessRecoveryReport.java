@@ -167,6 +167,10 @@ final class ProcessRecoveryReport {
         p.put("checkpointIntervalMillis", ProcessRecoveryBenchmark.INTERVAL.toMillis());
         p.put("heartbeat", "interval 1 s, timeout 5 s; restart fixed-delay 500 ms");
         p.put("ringFailureDetector", "interval 250 ms, timeout 2 s (flink-sr3)");
+        p.put("replicaRepair", "sr3.repair.delay and sr3.repair.interval at their defaults ("
+                + ProcessRecoveryBenchmark.REPAIR_DELAY + ", " + ProcessRecoveryBenchmark.REPAIR_INTERVAL
+                + "), as a user runs them: the lost TaskManager's replicas are re-created after the measured recovery, "
+                + "not competing with it (the test clusters repair at once)");
         p.put("caughtUp", "the first REST poll (20 ms) after all tasks RUNNING at which the keyed operator's processing "
                 + "lag is <= " + ProcessRecoveryBenchmark.CAUGHT_UP_LAG_MILLIS + " ms: lag = now - the due time of the last "
                 + "record it processed, from its input watermark (the minimum over its subtasks; event time of record i "
