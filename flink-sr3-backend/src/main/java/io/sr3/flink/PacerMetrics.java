@@ -18,10 +18,10 @@ import java.util.Locale;
 import java.util.function.ToLongFunction;
 
 /**
- * The checkpoint pacer of a job as Flink metrics, under {@code sr3.pacing} of every keyed operator:
- * the pacer runs in the JobManager and publishes its {@link PacerStatus} through the ring; these
- * gauges read it back (at most once per {@link #REFRESH} per operator) and report -1 while no
- * pacer has published anything for the job.
+ * The checkpoint pacer of a job as Flink metrics, under {@code sr3.pacing} of every keyed operator
+ * of a job that paces ({@link RingMetrics} registers them only then): the pacer runs in the
+ * JobManager and publishes its {@link PacerStatus} through the ring ({@link RingPacerStatusPublisher});
+ * these gauges read it back at most once per {@link #REFRESH} and report -1 until it is there.
  */
 @ThreadSafe
 final class PacerMetrics {
@@ -79,8 +79,8 @@ final class PacerMetrics {
     private PacerStatus read() throws IOException {
         for (RingNode node : LocalRing.nodes()) {
             if (node.isRunning()) {
-                byte[] encoded = node.storage().readAny(PacerStatus.key(jobId), "pacer status of job " + jobId);
-                return encoded == null ? null : PacerStatus.decode(encoded);
+                byte[] encoded = node.storage().readAny(RingPacerStatusPublisher.key(jobId), "pacer status of job " + jobId);
+                return encoded == null ? null : RingPacerStatusPublisher.decode(encoded);
             }
         }
         return null;

@@ -20,12 +20,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Drives {@link PacingPolicy} for one job: every decision period it polls the job
- * ({@link JobEndpoint}), observes its load ({@link JobObservation}), decides, triggers a
- * checkpoint when told to and publishes its {@link PacerStatus}. Flink's periodic checkpoints keep
- * running underneath as the safety maximum; the pacer only adds checkpoints.
- *
- * <p>While the endpoint is unreachable or metrics are missing or stale it triggers nothing and
- * says so once. It stops when the job is terminal or gone, or the endpoint away for {@link #GIVE_UP_AFTER}.
+ * ({@link JobEndpoint}), observes its load ({@link JobObservation}), decides, triggers a checkpoint
+ * when told to and publishes its {@link PacerStatus}. Flink's periodic checkpoints keep running
+ * underneath as the safety maximum; the pacer only adds checkpoints. While the endpoint is
+ * unreachable or metrics are missing or stale it triggers nothing and says so once. It stops when
+ * the job is terminal or gone, or the endpoint away for {@link #GIVE_UP_AFTER}.
  *
  * <p>Thread model: {@link #tick} runs on the single thread of the given executor; {@link #status}
  * may be read from any thread.
@@ -72,7 +71,7 @@ public final class CheckpointPacer implements AutoCloseable {
             RestoreRateSource restoreRates) {
         this.jobId = jobId;
         this.settings = settings;
-        this.policy = new PacingPolicy(settings.policySettings(), clock);
+        this.policy = new PacingPolicy(settings, clock);
         this.endpoint = endpoint;
         this.clock = clock;
         this.executor = executor;

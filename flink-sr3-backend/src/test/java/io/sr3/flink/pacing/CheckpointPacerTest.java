@@ -123,7 +123,6 @@ class CheckpointPacerTest {
         assertThat(last.estimatedRecoveryMillis()).isEqualTo(publishing.status().estimatedRecoveryMillis());
         assertThat(last.lastCheckpointAtMillis()).isEqualTo(clock.instant().minusSeconds(21).toEpochMilli());
         assertThat(last.decisions()).isEqualTo(publishing.status().decisions());
-        assertThat(PacerStatus.decode(last.encode())).isEqualTo(last);
 
         endpoint.views.add(new JobView("CANCELED", true, null, List.of(), 0, null));
         publishing.tick();
@@ -670,37 +669,6 @@ class CheckpointPacerTest {
         assertThat(endpoint.triggers).as("no peak remembered, so Young's interval rules").isZero();
     }
 
-    /**
-     * The pacer knows a burst when it sees one: past
-     * Young's interval (26.8 s: C 0.1 s, MTBF 1 h) with the keyed subtask only 40% busy, it
-     * waits for a returning burst to end, where the same job at its quiet rate checkpoints.
-     */
-    @Test
-    void withoutTheForecastABurstItRecognizesIsNoMomentForACheckpoint() {
-        ScriptedJob bursty = otherJob();
-        ScriptedJob quiet = otherJob();
-        int[][] phases = {{10, 100}, {8, 400}, {12, 100}};
-        for (int[] phase : phases) {
-            for (int second = 0; second < phase[0]; second++) {
-                bursty.second(phase[1], phase[1] / 1000.0, Duration.ofSeconds(5));
-                quiet.second(phase[1], phase[1] / 1000.0, Duration.ofSeconds(5));
-                clock.advance(Duration.ofSeconds(1));
-            }
-        }
-        assertThat(bursty.endpoint.triggers + quiet.endpoint.triggers).as("before Young's interval").isZero();
-
-        for (int second = 0; second < 5; second++) {
-            // Each decision sees the seconds before it: from the third on, two seconds of the burst.
-            Duration age = Duration.ofSeconds(second < 2 ? 5 : 28);
-            bursty.second(400, 0.4, age);
-            quiet.second(100, 0.1, age);
-            clock.advance(Duration.ofSeconds(1));
-        }
-
-        assertThat(quiet.pacer.status().triggers(Decision.Reason.STEADY_INTERVAL)).as("Young's interval at the quiet rate").isPositive();
-        assertThat(bursty.endpoint.triggers).as("none in the burst").isZero();
-        assertThat(bursty.pacer.status().lastReason()).isEqualTo(Decision.Reason.WAITING_FOR_HEADROOM);
-    }
 
     /**
      * A failure late in a quiet phase: once the replay is over, the state is as old as at the
@@ -724,22 +692,6 @@ class CheckpointPacerTest {
                 .isEqualTo(1);
     }
 
-    /**
-     * As above, but the second after the replay still reads at 400/s, the rate of the remembered
-     * burst: a mean with part of the replay in it, or a burst beginning. The pacer waits for the
-     * input to settle, as it does at a burst's onset.
-     */
-    @Test
-    void afterAReplayARateAboveTheQuietOneIsSettling() {
-        ScriptedJob replay = restartedAfterABurst();
-        for (int second = 0; second < 4; second++) {
-            replay.second(second < 2 ? 3000 : 400, second < 2 ? 0.95 : 0.4, Duration.ofSeconds(28));
-            clock.advance(Duration.ofSeconds(1));
-        }
-
-        assertThat(replay.endpoint.triggers).as("a rate four times the quiet one is no cheap moment").isZero();
-        assertThat(replay.pacer.status().lastReason()).isEqualTo(Decision.Reason.WAITING_FOR_HEADROOM);
-    }
 
     /**
      * A job that learned a burst (10 s at 100/s, 8 s at 400/s, 12 s at
