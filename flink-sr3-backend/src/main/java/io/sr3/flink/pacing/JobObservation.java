@@ -11,20 +11,18 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.Deque;
 import java.util.List;
+import java.util.stream.Stream;
 
 /**
  * One job's load as its pacer observes it over time, with an injected clock: turns each poll into
  * a fresh load over the rate window or says why there is none, notices restarts, counts the
  * backlog and assembles the {@link PacingInputs}, with {@link LoadMemory} for what lasts longer.
- *
- * <p>Restarts come from Flink's restart count ({@code numRestarts}) once the job reports it;
- * before that, from a job seen restarting or counters whose running time went back (the metric
- * store fills in a new attempt subtask by subtask, so counters alone can go back without one).
- * After a restart the metric store still returns the old attempt's counters for a while: they
- * are skipped. The backlog is what the sources read since the last checkpoint, from their record
- * counter; after a restart, since the restart (they re-read what came after the restored checkpoint).
+ * Restarts come from Flink's {@code numRestarts} once the job reports it, before that from a job
+ * seen restarting or counters whose running time went back (the metric store fills in a new
+ * attempt subtask by subtask, so counters alone can go back without a restart).
  */
 @NotThreadSafe
 final class JobObservation {
@@ -42,43 +40,37 @@ final class JobObservation {
     sealed interface Outcome permits Fresh, Waiting, Stale {}
 
     record Fresh(LoadEstimator.Load load) implements Outcome {}
-
     record Waiting() implements Outcome {}
-
     record Stale(String why) implements Outcome {}
 
     private static final Waiting WAITING = new Waiting();
-
     private record Sample(Instant at, JobCounters counters, boolean checkpointRunning) {}
-
     private record Point(Instant at, double value) {}
 
     private final String jobId;
     private final PacingSettings settings;
     private final Clock clock;
     private final Duration rateWindow;
-    private final List<Sample> samples = new ArrayList<>();
-    /** The sources' record count of this attempt over time; after a restart it starts at (restart, 0). */
-    private final List<Point> sourceCounts = new ArrayList<>();
-    /** Whether the counts start at a restart: records before the first count were read again after it. */
-    private boolean countsFromRestart;
     private final LoadMemory memory;
+    private final List<Sample> samples = new ArrayList<>();
+    /** The sources' record count over time; after a restart it starts at (restart, 0). */
+    private final List<Point> sourceCounts = new ArrayList<>();
     /** When the job was first seen running, then each restart. */
     private final Deque<Instant> restartTimes = new ArrayDeque<>();
 
     private Instant now;
     @Nullable private JobCounters previousCounters;
     @Nullable private Instant lastFreshSample, runningSince, missingSince, lastCheckpointTriggered;
+    /** A restart the job was seen in, while the new attempt's counters have not shown up yet. */
+    @Nullable private Instant awaitingNewAttempt;
     @Nullable private LoadEstimator.Load lastLoad;
     @Nullable private SubtaskLoad hottest;
     @Nullable private Duration expectedRecovery;
-    private double lastCapacity = Double.MAX_VALUE;
-    private double lastInputRate;
-    private long restarts;
-    /** Flink's restart count at the last poll that had it. */
-    private long restartCount = JobView.UNKNOWN_RESTARTS;
-    /** A restart the job was seen in, while the new attempt's counters have not shown up yet. */
-    @Nullable private Instant awaitingNewAttempt;
+    private double lastCapacity = Double.MAX_VALUE, lastInputRate;
+    /** Whether the counts start at a restart: the sources re-read what came after the restored checkpoint. */
+    private boolean countsFromRestart;
+    /** Restarts seen, and Flink's restart count at the last poll that had it. */
+    private long restarts, restartCount = JobView.UNKNOWN_RESTARTS;
 
     JobObservation(String jobId, PacingSettings settings, Clock clock) {
         this.jobId = jobId;
@@ -94,7 +86,6 @@ final class JobObservation {
     Outcome observe(JobView view) {
         now = clock.instant();
         if (countWentUp(view.restartCount())) {
-            // The failure came after the last counters that moved on.
             restarted(lastFreshSample != null ? lastFreshSample : now, true, "Flink's restart count is " + view.restartCount());
         }
         JobCounters counters = view.counters();
@@ -107,8 +98,7 @@ final class JobObservation {
             return WAITING;
         }
         if (fromBeforeLastRestart(counters)) {
-            LOG.debug("[pacer {}] skipping the old attempt's counters, still in Flink's metric store", jobId);
-            return WAITING;
+            return WAITING; // the old attempt's, still in Flink's metric store
         }
         if (runningSince == null) {
             runningSince = now;
@@ -118,8 +108,7 @@ final class JobObservation {
             }
         }
         LoadEstimator.Result result = LoadEstimator.estimate(previousCounters, counters);
-        if (result instanceof LoadEstimator.Missing missing) {
-            // Right after a (re)start Flink has not fetched every subtask's metrics yet: only a long gap is a fault.
+        if (result instanceof LoadEstimator.Missing missing) { // only a long gap is a fault, not a (re)start
             missingSince = missingSince == null ? now : missingSince;
             forgetSamples();
             Duration missingFor = Duration.between(missingSince, now);
@@ -160,9 +149,8 @@ final class JobObservation {
         lastLoad = load;
         lastInputRate = load.inputRate();
         // The latest interval counts too: at a burst's onset the window still holds the quiet time before it.
-        SubtaskLoad inWindow = hottest(load.subtasks());
-        SubtaskLoad inLatest = hottest(latest.subtasks());
-        hottest = inWindow == null || (inLatest != null && inLatest.load() > inWindow.load()) ? inLatest : inWindow;
+        hottest = Stream.concat(load.subtasks().stream(), latest.subtasks().stream())
+                .max(Comparator.comparingDouble(SubtaskLoad::load)).orElse(null);
         if (load.inputRate() > 0) {
             lastCapacity = memory.replayCapacity(load.capacity());
         }
@@ -183,7 +171,7 @@ final class JobObservation {
         expectedRecovery = decision.estimatedRecovery();
     }
 
-    /** The job was out of reach: the next counters start a new baseline. */
+    /** The next counters start a new baseline (the job was out of reach). */
     void forgetSamples() {
         previousCounters = null;
         samples.clear();
@@ -200,7 +188,7 @@ final class JobObservation {
         return count < 2 ? null : Duration.between(restartTimes.getFirst(), restartTimes.getLast()).dividedBy(count);
     }
 
-    @Nullable
+    @Nullable // for tests
     LoadEstimator.Load lastLoad() {
         return lastLoad;
     }
@@ -225,13 +213,13 @@ final class JobObservation {
                 restored, observedMtbf());
     }
 
-    /** Records the sources read since {@code since}, counted at {@code gapRate} before the first count. */
+    /** The backlog since {@code since}: the records the sources read since, at {@code gapRate} before the first count. */
     private double recordsSince(@Nullable Instant since, double gapRate) {
         if (since == null || sourceCounts.isEmpty()) {
             return 0;
         }
-        Point first = sourceCounts.get(0);
-        double countAt = first.value() - (countsFromRestart ? 0 : gapRate) * seconds(since, first.at());
+        double countAt = sourceCounts.get(0).value() - (countsFromRestart ? 0 : gapRate) * seconds(since,
+                sourceCounts.get(0).at());
         Point previous = null;
         for (Point p : sourceCounts) {
             if (!p.at().isAfter(since)) {
@@ -261,10 +249,7 @@ final class JobObservation {
         }
     }
 
-    /**
-     * Whether Flink's restart count went up since the last poll that had one. The first count seen
-     * is where counting starts; a count that goes back is a new JobManager's, and counting goes on from it.
-     */
+    /** Whether Flink's restart count went up; counting starts at the first count, and goes on from one that went back. */
     boolean countWentUp(long count) {
         if (count == JobView.UNKNOWN_RESTARTS) {
             return false;
@@ -274,16 +259,15 @@ final class JobObservation {
         return up;
     }
 
-    /** Whether restarts are known from Flink's restart count, so that counters going back are none. */
+    /** Whether restarts are known from Flink's count, so that counters going back are none. */
     boolean countingRestarts() {
         return restartCount != JobView.UNKNOWN_RESTARTS;
     }
 
     /**
-     * Whether counters are still the old attempt's: a subtask of the new attempt cannot have run
-     * longer than the time since the restart (plus a decision period and a second of slack).
-     * Checked until the new attempt's counters show up, for at most bound + stale-after, so that a
-     * misfiring check cannot blind the pacer.
+     * Whether counters are still the old attempt's: a new attempt's subtask cannot have run longer
+     * than the time since the restart (plus slack). Checked for at most bound + stale-after, so that
+     * a misfiring check cannot blind the pacer.
      */
     private boolean fromBeforeLastRestart(JobCounters counters) {
         if (awaitingNewAttempt == null) {
@@ -306,15 +290,6 @@ final class JobObservation {
         List<CheckpointSample> completed = view.completedCheckpoints();
         CheckpointSample last = completed.isEmpty() ? null : completed.get(completed.size() - 1);
         return last == null || last.triggered().plus(last.duration()).isBefore(samples.get(0).at());
-    }
-
-    @Nullable
-    private static SubtaskLoad hottest(List<SubtaskLoad> subtasks) {
-        SubtaskLoad hottest = null;
-        for (SubtaskLoad s : subtasks) {
-            hottest = hottest == null || s.load() > hottest.load() ? s : hottest;
-        }
-        return hottest;
     }
 
     private static double seconds(Instant from, Instant to) {

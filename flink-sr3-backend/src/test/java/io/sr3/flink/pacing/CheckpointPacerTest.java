@@ -28,8 +28,12 @@ class CheckpointPacerTest {
     private final PacingSettings settings = new PacingSettings(Duration.ofSeconds(30), Duration.ofSeconds(2),
             Duration.ofHours(1), 100L << 20, "http://127.0.0.1:1", Duration.ofSeconds(1), Duration.ofSeconds(5),
             Duration.ofMinutes(10));
-    private final CheckpointPacer pacer = new CheckpointPacer("job", settings, endpoint, clock, unused,
-            () -> stopped.set(true));
+    private final CheckpointPacer pacer = pacer("job", settings, endpoint, () -> stopped.set(true));
+
+    private CheckpointPacer pacer(String job, PacingSettings pacing, JobEndpoint jobEndpoint, Runnable onStop) {
+        return new CheckpointPacer(job, pacing, jobEndpoint, clock, unused, onStop, PacerStatusPublisher.NONE,
+                RestoreRateSource.CONFIGURED_ONLY);
+    }
 
     @AfterEach
     void tearDown() {
@@ -636,7 +640,7 @@ class CheckpointPacerTest {
     @Test
     void theRestoreTakesAsLongAsTheLargestShareOneSubtaskRestores() {
         TestingJobEndpoint shared = new TestingJobEndpoint();
-        CheckpointPacer sharedPacer = new CheckpointPacer("shared", settings, shared, clock, unused, () -> {});
+        CheckpointPacer sharedPacer = pacer("shared", settings, shared, () -> {});
         for (int second = 0; second < 4; second++) {
             JobCounters counters = running(second, 100, 0.1).counters();
             Instant triggered = clock.instant().minusSeconds(5);
@@ -718,7 +722,7 @@ class CheckpointPacerTest {
 
     private ScriptedJob otherJob(PacingSettings otherSettings) {
         TestingJobEndpoint other = new TestingJobEndpoint();
-        return new ScriptedJob(other, new CheckpointPacer("other", otherSettings, other, clock, unused, () -> {}));
+        return new ScriptedJob(other, pacer("other", otherSettings, other, () -> {}));
     }
 
     /**
