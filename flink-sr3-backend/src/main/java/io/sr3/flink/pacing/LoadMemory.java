@@ -58,11 +58,8 @@ final class LoadMemory {
     }
 
     /**
-     * The job restarted: it replays until caught up.
-     *
-     * @param expectedRecovery the recovery the model predicted at the failure, or null
-     * @param backlog the records that arrived since the restored checkpoint: right after a
-     *     restart, tasks that still restore their state look idle, not caught up
+     * The job restarted: it replays until caught up, and not before the sources read {@code backlog}
+     * again (tasks that still restore their state look idle). {@code expectedRecovery}: the model's, or null.
      */
     void restarted(Instant now, @Nullable Duration expectedRecovery, double backlog) {
         this.now = now;
@@ -74,12 +71,8 @@ final class LoadMemory {
     }
 
     /**
-     * Takes in a fresh load.
-     *
-     * @param load the load over the rate window
-     * @param latest the load over the last sample interval only, which tells when a replay ended
-     * @param withoutCheckpoint no checkpoint ran during the load's window
-     * @return why a replay ended with this load, or null
+     * Takes in a fresh load over the rate window and over the last sample interval ({@code latest},
+     * which tells when a replay ended); returns why a replay ended with it, or null.
      */
     @Nullable
     String observe(Instant now, LoadEstimator.Load load, LoadEstimator.Load latest, boolean withoutCheckpoint,
