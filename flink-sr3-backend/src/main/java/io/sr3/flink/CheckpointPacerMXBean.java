@@ -1,10 +1,10 @@
 package io.sr3.flink;
 
 /**
- * The pacer of one job ({@link io.sr3.flink.pacing.CheckpointPacer}) as a JMX MBean {@code io.sr3.flink:type=CheckpointPacer,job=<job id>} in
- * the JobManager process: the checkpoint storage that starts the pacer is not handed a Flink
- * metric group, so this is where its numbers are published. Durations in milliseconds; -1 means
- * unbounded (no input) or not known yet.
+ * The pacer of one job ({@link io.sr3.flink.pacing.CheckpointPacer}) as the MBean
+ * {@code io.sr3.flink:type=CheckpointPacer,job=<job id>} in the JobManager process, where Flink
+ * gives the pacer no metric group. Durations in milliseconds; -1 means unbounded (no input) or not
+ * known yet.
  */
 public interface CheckpointPacerMXBean {
 
@@ -14,16 +14,16 @@ public interface CheckpointPacerMXBean {
     /** tau_max: the largest checkpoint age that keeps recovery within the bound at the current load. */
     long getCheckpointAgeBoundMillis();
 
-    /** The model's recovery time if a failure struck now; -1 when infinite or not known. */
+    /** The model's recovery time if a failure struck now. */
     long getEstimatedRecoveryTimeMillis();
 
     /** Age of the state a restore would start from (since the last completed checkpoint was triggered). */
     long getLastCheckpointAgeMillis();
 
-    /** 0 when the bound can be met, 1 when it cannot, not even with checkpoints back to back. */
+    /** 1 when the bound cannot be met, not even with checkpoints back to back, else 0. */
     int getBoundUnreachable();
 
-    /** 1 while the pacer leaves checkpoints to Flink's periodic interval because metrics are missing or stale. */
+    /** 1 while the pacer leaves checkpoints to Flink's interval because metrics are missing or stale. */
     int getFallingBack();
 
     long getTriggersAgeBound();
@@ -35,7 +35,6 @@ public interface CheckpointPacerMXBean {
     /** Decisions taken (one per poll with fresh metrics). */
     long getDecisions();
 
-    /** The reason of the latest decision. */
     String getLastReason();
 
     /** The restore bandwidth behind the estimated recovery time: measured by the TaskManagers, or configured. */

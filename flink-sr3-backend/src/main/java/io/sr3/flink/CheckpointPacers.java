@@ -6,7 +6,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import javax.annotation.concurrent.ThreadSafe;
-import javax.management.InstanceAlreadyExistsException;
 import javax.management.JMException;
 import javax.management.MBeanServer;
 import javax.management.ObjectName;
@@ -22,14 +21,12 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 
 /**
- * The running pacers of this JobManager process, at most one per job.
+ * The running pacers of this JobManager process, at most one per job, each on its own daemon
+ * thread and published as the MBean {@code io.sr3.flink:type=CheckpointPacer,job=<job id>}.
  *
- * <p>Static on purpose, like {@link ReplicationPlanners} beside it (the JobManager side's two
- * per-job registries): Flink creates the checkpoint storage's per-job access again whenever it
- * builds a new execution graph for the same job, and those instances cannot reach each other
- * otherwise. A pacer removes itself when it stops. Each
- * pacer runs on its own daemon thread and is published as the MBean
- * {@code io.sr3.flink:type=CheckpointPacer,job=<job id>}.
+ * <p>Static on purpose, like {@link ReplicationPlanners}: Flink creates the checkpoint storage's
+ * per-job access again for every new execution graph of the same job, and those instances cannot
+ * reach each other otherwise. A pacer removes itself when it stops.
  */
 @ThreadSafe
 public final class CheckpointPacers {
@@ -56,7 +53,15 @@ public final class CheckpointPacers {
                         unregister(name);
                     }, new RingPacerStatusPublisher(id), new RingRestoreRateSource());
             PacerMBean bean = new PacerMBean(pacer);
-            register(name, bean);
+            MBeanServer server = ManagementFactory.getPlatformMBeanServer();
+            try {
+                if (server.isRegistered(name)) {
+                    server.unregisterMBean(name); // a pacer of the same job that did not stop cleanly
+                }
+                server.registerMBean(bean, name);
+            } catch (JMException e) {
+                LOG.warn("Could not publish the checkpoint pacer as MBean {}: {}", name, e.toString());
+            }
             pacer.start();
             return bean;
         });
@@ -73,20 +78,6 @@ public final class CheckpointPacers {
             return new ObjectName("io.sr3.flink:type=CheckpointPacer,job=" + jobId);
         } catch (JMException e) {
             throw new IllegalArgumentException("Not a usable job id for JMX: " + jobId, e);
-        }
-    }
-
-    private static void register(ObjectName name, PacerMBean pacer) {
-        MBeanServer server = ManagementFactory.getPlatformMBeanServer();
-        try {
-            try {
-                server.registerMBean(pacer, name);
-            } catch (InstanceAlreadyExistsException e) {
-                server.unregisterMBean(name);
-                server.registerMBean(pacer, name);
-            }
-        } catch (JMException e) {
-            LOG.warn("Could not publish the checkpoint pacer as MBean {}: {}", name, e.toString());
         }
     }
 

@@ -14,14 +14,13 @@ import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
 import java.time.Duration;
-import java.util.Locale;
 import java.util.function.ToLongFunction;
 
 /**
- * The checkpoint pacer of a job as Flink metrics, under {@code sr3.pacing} of every keyed operator:
- * the pacer runs in the JobManager and publishes its {@link PacerStatus} through the ring; these
- * gauges read it back (at most once per {@link #REFRESH} per operator) and report -1 while no
- * pacer has published anything for the job.
+ * The checkpoint pacer of a job as Flink metrics, under {@code sr3.pacing} of every keyed operator
+ * of a job that paces ({@link RingMetrics} registers them only then): the pacer runs in the
+ * JobManager and publishes its {@link PacerStatus} through the ring ({@link RingPacerStatusPublisher});
+ * these gauges read it back at most once per {@link #REFRESH} and report -1 until it is there.
  */
 @ThreadSafe
 final class PacerMetrics {
@@ -47,11 +46,9 @@ final class PacerMetrics {
         metrics.gauge(group, "boundReachable", s -> s.boundReachable() ? 1 : 0);
         metrics.gauge(group, "fallbackToPeriodic", s -> s.fallback() ? 1 : 0);
         metrics.gauge(group, "decisions", PacerStatus::decisions);
-        for (Reason reason : Reason.values()) {
-            if (reason.triggers()) {
-                metrics.gauge(group, "triggers." + camel(reason), s -> s.triggers(reason));
-            }
-        }
+        metrics.gauge(group, "triggers.ageBound", s -> s.triggers(Reason.AGE_BOUND));
+        metrics.gauge(group, "triggers.cheapestMoment", s -> s.triggers(Reason.CHEAPEST_MOMENT));
+        metrics.gauge(group, "triggers.steadyInterval", s -> s.triggers(Reason.STEADY_INTERVAL));
     }
 
     private void gauge(MetricGroup group, String name, ToLongFunction<PacerStatus> value) {
@@ -67,32 +64,14 @@ final class PacerMetrics {
         if (readAtNanos == Long.MIN_VALUE || now - readAtNanos > REFRESH.toNanos()) {
             readAtNanos = now;
             try {
-                status = read();
+                RingNode node = LocalRing.running().orElse(null);
+                byte[] encoded = node == null ? null
+                        : node.storage().readAny(RingPacerStatusPublisher.key(jobId), "pacer status of job " + jobId);
+                status = encoded == null ? null : RingPacerStatusPublisher.decode(encoded);
             } catch (IOException | RuntimeException e) {
                 LOG.debug("Could not read the pacer status of job {} from the ring: {}", jobId, e.toString());
             }
         }
         return status;
-    }
-
-    @Nullable
-    private PacerStatus read() throws IOException {
-        for (RingNode node : LocalRing.nodes()) {
-            if (node.isRunning()) {
-                byte[] encoded = node.storage().readAny(PacerStatus.key(jobId), "pacer status of job " + jobId);
-                return encoded == null ? null : PacerStatus.decode(encoded);
-            }
-        }
-        return null;
-    }
-
-    /** AGE_BOUND -> ageBound. */
-    private static String camel(Reason reason) {
-        String[] parts = reason.name().toLowerCase(Locale.ROOT).split("_");
-        StringBuilder name = new StringBuilder(parts[0]);
-        for (int i = 1; i < parts.length; i++) {
-            name.append(Character.toUpperCase(parts[i].charAt(0))).append(parts[i].substring(1));
-        }
-        return name.toString();
     }
 }

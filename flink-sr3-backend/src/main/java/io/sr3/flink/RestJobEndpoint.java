@@ -5,10 +5,6 @@ import io.sr3.flink.pacing.JobCounters;
 import io.sr3.flink.pacing.JobEndpoint;
 import io.sr3.flink.pacing.JobView;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import io.sr3.flink.pacing.CheckpointSample;
-import io.sr3.flink.pacing.JobCounters;
-import io.sr3.flink.pacing.JobEndpoint;
-import io.sr3.flink.pacing.JobView;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 import javax.annotation.Nullable;
@@ -78,19 +74,15 @@ public final class RestJobEndpoint implements JobEndpoint {
         readTriggerResults();
         JsonNode job = get("jobs/" + jobId);
         String state = job.path("state").asText("UNKNOWN");
-        List<CheckpointSample> completed = new ArrayList<>();
-        int inProgress = 0;
-        Instant latestFailed = null;
         if (TERMINAL.contains(state)) {
-            return new JobView(state, true, null, completed, 0, null);
+            return new JobView(state, true, null, List.of(), 0, null);
         }
-        JobCounters counters = null;
-        if ("RUNNING".equals(state)) {
-            counters = counters(job);
-        }
+        JobCounters counters = "RUNNING".equals(state) ? counters(job) : null;
         long restarts = restartCount();
         JsonNode checkpoints = get("jobs/" + jobId + "/checkpoints");
-        inProgress = checkpoints.path("counts").path("in_progress").asInt(0);
+        int inProgress = checkpoints.path("counts").path("in_progress").asInt(0);
+        List<CheckpointSample> completed = new ArrayList<>();
+        Instant latestFailed = triggerFailedAt;
         for (JsonNode c : checkpoints.path("history")) {
             if (c.path("is_savepoint").asBoolean(false)) {
                 continue;
@@ -105,9 +97,6 @@ public final class RestJobEndpoint implements JobEndpoint {
                 latestFailed = triggered;
             }
         }
-        if (triggerFailedAt != null && (latestFailed == null || triggerFailedAt.isAfter(latestFailed))) {
-            latestFailed = triggerFailedAt;
-        }
         completed.sort(Comparator.comparingLong(CheckpointSample::id));
         if (!completed.isEmpty()) {
             CheckpointSample latest = completed.remove(completed.size() - 1);
@@ -118,21 +107,16 @@ public final class RestJobEndpoint implements JobEndpoint {
     }
 
     /**
-     * The scheduler's count of the job's restarts, region failovers included (its
-     * {@code numRestarts} gauge), or {@link JobView#UNKNOWN_RESTARTS} before Flink's metric store
-     * has it. Read after the counters: Flink counts a restart before it deploys the new attempt, so
-     * counters of a new attempt come with a count that has the restart, unless the metric store
-     * took the TaskManagers' metrics before the JobManager's in its last round.
+     * The scheduler's count of the job's restarts, region failovers included ({@code numRestarts}),
+     * or {@link JobView#UNKNOWN_RESTARTS} before the metric store has it. Read after the counters:
+     * Flink counts a restart before it deploys the new attempt.
      */
     private long restartCount() throws IOException {
         Double restarts = value(get("jobs/" + jobId + "/metrics?get=" + RESTARTS), RESTARTS);
         return restarts == null || restarts < 0 ? JobView.UNKNOWN_RESTARTS : restarts.longValue();
     }
 
-    /**
-     * The largest share of {@code checkpoint} one subtask restores, from its per-vertex details
-     * (fetched once per checkpoint); its whole size when the details cannot be read.
-     */
+    /** The largest share of {@code checkpoint} one subtask restores (details read once per checkpoint), else its size. */
     private long largestShare(CheckpointSample checkpoint) {
         if (checkpoint.id() != shareOf) {
             try {
@@ -146,10 +130,7 @@ public final class RestJobEndpoint implements JobEndpoint {
         return share;
     }
 
-    /**
-     * From {@code GET /jobs/:job/checkpoints/details/:id}: the largest {@code state_size /
-     * num_subtasks} over its tasks, or {@code whole} when it lists none.
-     */
+    /** From {@code GET /jobs/:job/checkpoints/details/:id}: the largest {@code state_size / num_subtasks}, else {@code whole}. */
     static long largestShare(JsonNode details, long whole) {
         long largest = -1;
         for (JsonNode task : details.path("tasks")) {
@@ -242,11 +223,7 @@ public final class RestJobEndpoint implements JobEndpoint {
         }
     }
 
-    /**
-     * Whether a finished trigger request failed: {@code GET /jobs/:job/checkpoints/:trigger}
-     * answers {@code {"status": {"id": "COMPLETED"}, "operation": {"checkpointId": ..., "failureCause": ...}}}
-     * with a failure cause instead of a checkpoint id.
-     */
+    /** Whether a finished trigger request failed: its {@code operation} has a {@code failureCause}, not a checkpoint id. */
     static boolean failed(JsonNode triggerStatus) {
         JsonNode cause = triggerStatus.path("operation").path("failureCause");
         return "COMPLETED".equals(triggerStatus.path("status").path("id").asText())
@@ -273,15 +250,11 @@ public final class RestJobEndpoint implements JobEndpoint {
         }
         if (response.statusCode() / 100 != 2) {
             String message = request.method() + " " + request.uri() + " answered HTTP " + response.statusCode() + ": "
-                    + abbreviate(response.body());
+                    + (response.body().length() > 300 ? response.body().substring(0, 300) + "..." : response.body());
             throw response.statusCode() == 404 ? new JobEndpoint.UnknownJobException(message)
                     : new RestStatusException(message);
         }
         return response.body();
-    }
-
-    private static String abbreviate(String s) {
-        return s.length() > 300 ? s.substring(0, 300) + "..." : s;
     }
 
     /** Flink's REST API answered with an error status other than 404. */

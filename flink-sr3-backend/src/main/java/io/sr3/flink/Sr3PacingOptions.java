@@ -95,7 +95,7 @@ public final class Sr3PacingOptions {
                             + "polls. Default: http://<rest.address>:<rest.port>; set it when rest.bind-port is a "
                             + "range or 0.");
 
-    /** The pacer decides at most this often (it polls several REST resources per round). */
+    /** The pacer decides at most this often (it polls several REST resources per round) ... */
     static final Duration MIN_DECISION_PERIOD = Duration.ofMillis(250);
     /** ... and at least this often, so that a burst is seen within a few seconds. */
     static final Duration MAX_DECISION_PERIOD = Duration.ofSeconds(5);
@@ -113,111 +113,82 @@ public final class Sr3PacingOptions {
      */
     @Nullable
     public static PacingSettings settings(ReadableConfig config) {
-        if (!get(config, ENABLED)) {
+        if (!get(config, ENABLED, "expected true or false")) {
             return null;
         }
+        String interval = CheckpointingOptions.CHECKPOINTING_INTERVAL.key();
         if (config.getOptional(CheckpointingOptions.CHECKPOINTING_INTERVAL).isEmpty()) {
             // Without periodic checkpointing Flink never initializes the coordinator side that starts the pacer.
             throw new IllegalConfigurationException(String.format("'%s: true' needs '%s' (Flink's periodic "
-                            + "checkpoints are the pacer's safety maximum, for example '%s: 1 min')", ENABLED.key(),
-                    CheckpointingOptions.CHECKPOINTING_INTERVAL.key(), CheckpointingOptions.CHECKPOINTING_INTERVAL.key()));
+                    + "checkpoints are the pacer's safety maximum, for example '%s: 1 min')", ENABLED.key(), interval,
+                    interval));
         }
-        Duration bound = optional(config, MAX_RECOVERY_TIME);
+        Duration bound = get(config, MAX_RECOVERY_TIME, DURATION);
         if (bound == null) {
             throw new IllegalConfigurationException(String.format("Missing flink-sr3 option '%s': required with '%s: "
                     + "true' (for example '%s: 2 min')", MAX_RECOVERY_TIME.key(), ENABLED.key(), MAX_RECOVERY_TIME.key()));
         }
-        check(isPositive(bound), config, MAX_RECOVERY_TIME, "must be a positive duration");
-        Duration configuredDetection = optional(config, FAILURE_DETECTION_TIME);
+        boolean detectionSet = get(config, FAILURE_DETECTION_TIME, DURATION) != null;
         Duration detection = failureDetectionTime(config);
-        check(isPositive(detection), config, FAILURE_DETECTION_TIME, "must be a positive duration");
-        check(bound.compareTo(detection) > 0, config, MAX_RECOVERY_TIME, String.format(
-                "must be longer than the failure-detection time (%s = %s)",
-                configuredDetection != null ? FAILURE_DETECTION_TIME.key()
-                        : HeartbeatManagerOptions.HEARTBEAT_TIMEOUT.key() + ", the default of " + FAILURE_DETECTION_TIME.key(),
-                format(detection)));
-        Duration mtbf = get(config, MTBF);
-        check(isPositive(mtbf), config, MTBF, "must be a positive duration");
-        Duration peakMemory = get(config, PEAK_MEMORY);
-        check(isPositive(peakMemory), config, PEAK_MEMORY, "must be a positive duration");
-        MemorySize bandwidth = get(config, RESTORE_BANDWIDTH);
-        check(bandwidth.getBytes() > 0, config, RESTORE_BANDWIDTH, "must be a positive size per second, like '100 mb'");
-        String restUrl = restUrl(config);
-        try {
-            URI uri = new URI(restUrl);
-            check("http".equals(uri.getScheme()) || "https".equals(uri.getScheme()), config, REST_URL,
-                    "expected an http:// or https:// URL");
-        } catch (URISyntaxException e) {
-            throw invalid(config, REST_URL, "not a URL: " + e.getMessage());
+        Duration mtbf = get(config, MTBF, DURATION);
+        Duration peakMemory = get(config, PEAK_MEMORY, DURATION);
+        MemorySize bandwidth = get(config, RESTORE_BANDWIDTH, "expected a size like '100 mb'");
+        for (ConfigOption<Duration> option : List.of(MAX_RECOVERY_TIME, FAILURE_DETECTION_TIME, MTBF, PEAK_MEMORY)) {
+            Duration d = option == FAILURE_DETECTION_TIME ? detection : get(config, option, DURATION);
+            check(NodeConfigReader.isPositive(d), option, config, "must be a positive duration");
         }
+        check(bound.compareTo(detection) > 0, MAX_RECOVERY_TIME, config, String.format(
+                "must be longer than the failure-detection time (%s = %s)", detectionSet ? FAILURE_DETECTION_TIME.key()
+                        : HeartbeatManagerOptions.HEARTBEAT_TIMEOUT.key() + ", the default of " + FAILURE_DETECTION_TIME.key(),
+                detection.toMillis() % 1000 == 0 ? detection.toSeconds() + " s" : detection.toMillis() + " ms"));
+        check(bandwidth.getBytes() > 0, RESTORE_BANDWIDTH, config, "must be a positive size per second, like '100 mb'");
+        String restUrl = restUrl(config);
+        String scheme;
+        try {
+            scheme = new URI(restUrl).getScheme();
+        } catch (URISyntaxException e) {
+            scheme = null;
+        }
+        check("http".equals(scheme) || "https".equals(scheme), REST_URL, config, "expected an http:// or https:// URL");
         Duration fetch = config.get(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL);
-        Duration period = clamp(fetch.dividedBy(2), MIN_DECISION_PERIOD, MAX_DECISION_PERIOD);
-        Duration staleAfter = max(Duration.ofSeconds(5), fetch.multipliedBy(3).plus(period));
+        Duration half = fetch.dividedBy(2);
+        Duration period = half.compareTo(MIN_DECISION_PERIOD) < 0 ? MIN_DECISION_PERIOD
+                : half.compareTo(MAX_DECISION_PERIOD) > 0 ? MAX_DECISION_PERIOD : half;
+        Duration staleAfter = fetch.multipliedBy(3).plus(period);
+        staleAfter = staleAfter.compareTo(Duration.ofSeconds(5)) < 0 ? Duration.ofSeconds(5) : staleAfter;
         return new PacingSettings(bound, detection, mtbf, bandwidth.getBytes(), restUrl, period, staleAfter, peakMemory);
     }
 
     /** {@link #FAILURE_DETECTION_TIME}, or Flink's heartbeat timeout when unset. */
     static Duration failureDetectionTime(ReadableConfig config) {
-        Duration configured = optional(config, FAILURE_DETECTION_TIME);
+        Duration configured = get(config, FAILURE_DETECTION_TIME, DURATION);
         return configured != null ? configured : config.get(HeartbeatManagerOptions.HEARTBEAT_TIMEOUT);
     }
 
     /** {@link #REST_URL}, or the JobManager's REST address and port when unset. */
     static String restUrl(ReadableConfig config) {
-        return config.getOptional(REST_URL).orElseGet(() -> defaultRestUrl(config));
+        return config.getOptional(REST_URL).orElseGet(() -> {
+            String host = config.getOptional(RestOptions.ADDRESS)
+                    .orElse(config.getOptional(JobManagerOptions.ADDRESS).orElse("localhost"));
+            return "http://" + (host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host) + ":"
+                    + config.get(RestOptions.PORT);
+        });
     }
 
-    private static String defaultRestUrl(ReadableConfig config) {
-        String host = config.getOptional(RestOptions.ADDRESS)
-                .orElse(config.getOptional(JobManagerOptions.ADDRESS).orElse("localhost"));
-        return "http://" + (host.contains(":") && !host.startsWith("[") ? "[" + host + "]" : host) + ":"
-                + config.get(RestOptions.PORT);
-    }
+    private static final String DURATION = "expected a duration like '30 s' or '2 min'";
 
+    /** The option's value (its default when unset, null without one), or an error that names it. */
     @Nullable
-    private static Duration optional(ReadableConfig config, ConfigOption<Duration> option) {
+    private static <T> T get(ReadableConfig config, ConfigOption<T> option, String expected) {
         try {
-            return config.getOptional(option).orElse(null);
+            return config.getOptional(option).orElse(option.hasDefaultValue() ? option.defaultValue() : null);
         } catch (IllegalArgumentException e) {
-            throw invalid(config, option, "expected a duration like '30 s' or '2 min'");
+            check(false, option, config, expected);
+            return null;
         }
     }
 
-    private static <T> T get(ReadableConfig config, ConfigOption<T> option) {
-        try {
-            return config.get(option);
-        } catch (IllegalArgumentException e) {
-            throw invalid(config, option, option.key().endsWith("bandwidth") ? "expected a size like '100 mb'"
-                    : option == ENABLED ? "expected true or false"
-                    : "expected a duration like '30 s' or '2 min'");
-        }
-    }
-
-    private static void check(boolean condition, ReadableConfig config, ConfigOption<?> option, String rule) {
-        if (!condition) {
-            throw invalid(config, option, rule);
-        }
-    }
-
-    private static IllegalConfigurationException invalid(ReadableConfig config, ConfigOption<?> option, String rule) {
-        String value = config.toMap().getOrDefault(option.key(), String.valueOf(option.defaultValue()));
-        return new IllegalConfigurationException(String.format("Invalid value '%s' for flink-sr3 option '%s': %s",
-                value, option.key(), rule));
-    }
-
-    private static boolean isPositive(@Nullable Duration d) {
-        return d != null && !d.isZero() && !d.isNegative();
-    }
-
-    private static Duration clamp(Duration d, Duration min, Duration max) {
-        return d.compareTo(min) < 0 ? min : d.compareTo(max) > 0 ? max : d;
-    }
-
-    private static Duration max(Duration a, Duration b) {
-        return a.compareTo(b) >= 0 ? a : b;
-    }
-
-    private static String format(Duration d) {
-        return d.toMillis() % 1000 == 0 ? d.toSeconds() + " s" : d.toMillis() + " ms";
+    private static void check(boolean condition, ConfigOption<?> option, ReadableConfig config, String rule) {
+        NodeConfigReader.check(condition, option, config.toMap(), rule);
     }
 }

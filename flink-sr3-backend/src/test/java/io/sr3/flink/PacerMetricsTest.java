@@ -52,7 +52,7 @@ class PacerMetricsTest {
                 Map.of(Reason.AGE_BOUND, 3L, Reason.CHEAPEST_MOMENT, 1L), Reason.AGE_BOUND, 100L << 20, -1,
                 System.currentTimeMillis());
         RingNode jobManagerSide = ring.node(2);
-        jobManagerSide.storage().writeAndWait(PacerStatus.key("job-1"), status.encode(), false);
+        jobManagerSide.storage().writeAndWait(RingPacerStatusPublisher.key("job-1"), RingPacerStatusPublisher.encode(status), false);
 
         assertThat(gauges.get("sr3.pacing.boundMillis").getValue()).isEqualTo(7_500L);
         assertThat(gauges.get("sr3.pacing.estimatedRecoveryMillis").getValue()).isEqualTo(3_200L);

@@ -1,6 +1,7 @@
 package io.sr3.flink;
 
 import io.sr3.flink.node.TestingRing;
+import io.sr3.flink.pacing.Decision.Reason;
 import io.sr3.flink.pacing.PacerStatus;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -63,6 +64,15 @@ class RingPacerStatusPublisherTest {
         }
     }
 
+    @Test
+    void aStatusSurvivesItsEncoding() {
+        PacerStatus status = new PacerStatus(7_500, 3_200, 5_000, 1_000, false, true, 42,
+                Map.of(Reason.AGE_BOUND, 3L, Reason.CHEAPEST_MOMENT, 1L), Reason.CATCHING_UP, 100L << 20, 30_000,
+                System.currentTimeMillis());
+
+        assertThat(RingPacerStatusPublisher.decode(RingPacerStatusPublisher.encode(status))).isEqualTo(status);
+    }
+
     private static PacerStatus status(long decisions) {
         return new PacerStatus(1000, 500, -1, -1, true, false, decisions, Map.of(), null, -1, -1,
                 System.currentTimeMillis());
@@ -74,8 +84,8 @@ class RingPacerStatusPublisherTest {
 
     private PacerStatus readOn(int node) {
         try {
-            byte[] encoded = ring.node(node).storage().readAny(PacerStatus.key("job-2"), "status");
-            return encoded == null ? null : PacerStatus.decode(encoded);
+            byte[] encoded = ring.node(node).storage().readAny(RingPacerStatusPublisher.key("job-2"), "status");
+            return encoded == null ? null : RingPacerStatusPublisher.decode(encoded);
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }

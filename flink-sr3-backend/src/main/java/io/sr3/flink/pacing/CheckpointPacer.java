@@ -20,12 +20,11 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Drives {@link PacingPolicy} for one job: every decision period it polls the job
- * ({@link JobEndpoint}), observes its load ({@link JobObservation}), decides, triggers a
- * checkpoint when told to and publishes its {@link PacerStatus}. Flink's periodic checkpoints keep
- * running underneath as the safety maximum; the pacer only adds checkpoints.
- *
- * <p>While the endpoint is unreachable or metrics are missing or stale it triggers nothing and
- * says so once. It stops when the job is terminal or gone, or the endpoint away for {@link #GIVE_UP_AFTER}.
+ * ({@link JobEndpoint}), observes its load ({@link JobObservation}), decides, triggers a checkpoint
+ * when told to and publishes its {@link PacerStatus}. Flink's periodic checkpoints keep running
+ * underneath as the safety maximum; the pacer only adds checkpoints. While the endpoint is
+ * unreachable or metrics are missing or stale it triggers nothing and says so once. It stops when
+ * the job is terminal or gone, or the endpoint away for {@link #GIVE_UP_AFTER}.
  *
  * <p>Thread model: {@link #tick} runs on the single thread of the given executor; {@link #status}
  * may be read from any thread.
@@ -57,22 +56,17 @@ public final class CheckpointPacer implements AutoCloseable {
     @Nullable private Decision lastDecision;
     private final Map<Reason, Long> triggers = new EnumMap<>(Reason.class);
     private long decisions, restartsSeen, lastCheckpointAtMillis = -1, restoreBytesPerSecond = -1, stuckWarnedFor = -1;
-    private boolean restoreMeasured, seenJob, lastReachable = true;
+    private boolean seenJob, lastReachable = true;
 
     private volatile PacerStatus status = PacerStatus.initial();
     private volatile boolean stopped;
-
-    CheckpointPacer(String jobId, PacingSettings settings, JobEndpoint endpoint, Clock clock,
-            ScheduledExecutorService executor, Runnable onStop) {
-        this(jobId, settings, endpoint, clock, executor, onStop, PacerStatusPublisher.NONE, RestoreRateSource.CONFIGURED_ONLY);
-    }
 
     public CheckpointPacer(String jobId, PacingSettings settings, JobEndpoint endpoint, Clock clock,
             ScheduledExecutorService executor, Runnable onStop, PacerStatusPublisher publisher,
             RestoreRateSource restoreRates) {
         this.jobId = jobId;
         this.settings = settings;
-        this.policy = new PacingPolicy(settings.policySettings(), clock);
+        this.policy = new PacingPolicy(settings, clock);
         this.endpoint = endpoint;
         this.clock = clock;
         this.executor = executor;
@@ -84,10 +78,8 @@ public final class CheckpointPacer implements AutoCloseable {
 
     public void start() {
         long period = settings.decisionPeriod().toMillis();
-        LOG.info("[pacer {}] started: recovery-time bound {}, failure detection {}, MTBF {}, restore bandwidth {}/s, "
-                        + "peak memory {}, deciding every {} ms from {}; Flink's periodic checkpoints stay on as the "
-                        + "safety maximum", jobId, settings.maxRecoveryTime(), settings.failureDetection(), settings.mtbf(),
-                settings.restoreBytesPerSecond(), settings.peakMemory(), period, endpoint.describe());
+        LOG.info("[pacer {}] started: {}, deciding every {} ms from {}; Flink's periodic checkpoints stay on as the "
+                + "safety maximum", jobId, settings, period, endpoint.describe());
         executor.scheduleWithFixedDelay(this::tickSafely, period, period, TimeUnit.MILLISECONDS);
     }
 
@@ -103,13 +95,14 @@ public final class CheckpointPacer implements AutoCloseable {
 
     /** One round: poll, observe, decide, maybe trigger, publish. */
     void tick() {
-        if (!stopped) {
-            Instant now = clock.instant();
-            try {
-                round(now);
-            } finally {
-                status = snapshot(now);
-            }
+        if (stopped) {
+            return;
+        }
+        Instant now = clock.instant();
+        try {
+            round(now);
+        } finally {
+            status = snapshot(now);
         }
     }
 
@@ -119,15 +112,12 @@ public final class CheckpointPacer implements AutoCloseable {
             view = endpoint.poll();
             unreachableSince = null;
             seenJob = true;
-        } catch (JobEndpoint.UnknownJobException e) {
-            if (seenJob) {
-                stop("the REST API no longer knows the job");
-                return;
-            }
-            unreachable(now, e);
-            return;
         } catch (IOException e) {
-            unreachable(now, e);
+            if (e instanceof JobEndpoint.UnknownJobException && seenJob) {
+                stop("the REST API no longer knows the job");
+            } else {
+                unreachable(now, e);
+            }
             return;
         }
         if (view.terminal()) {
@@ -143,7 +133,11 @@ public final class CheckpointPacer implements AutoCloseable {
         if (outcome instanceof JobObservation.Stale stale) {
             fallBack(stale.why());
         } else if (outcome instanceof JobObservation.Fresh fresh) {
-            resume();
+            if (fallbackReason != null) {
+                LOG.info("[pacer {}] metrics are back; pacing resumed (was falling back because {})", jobId,
+                        fallbackReason);
+                fallbackReason = null;
+            }
             decide(now, view, fresh.load());
         }
     }
@@ -163,11 +157,11 @@ public final class CheckpointPacer implements AutoCloseable {
         if (decision.boundReachable() != lastReachable) {
             lastReachable = decision.boundReachable();
             if (lastReachable) {
-                LOG.info("[pacer {}] the recovery-time bound {} is reachable again: {}", jobId,
-                        settings.maxRecoveryTime(), decision.explanation());
+                LOG.info("[pacer {}] the bound {} is reachable again: {}", jobId, settings.maxRecoveryTime(),
+                        decision.explanation());
             } else {
-                LOG.warn("[pacer {}] the recovery-time bound {} cannot be met, not even with checkpoints back to back: {}",
-                        jobId, settings.maxRecoveryTime(), decision.explanation());
+                LOG.warn("[pacer {}] the bound {} cannot be met, not even with checkpoints back to back: {}", jobId,
+                        settings.maxRecoveryTime(), decision.explanation());
             }
         }
         publisher.publish(snapshot(now));
@@ -199,29 +193,21 @@ public final class CheckpointPacer implements AutoCloseable {
     /** The restore rate the TaskManagers measured recently, else the configured one. */
     private long restoreBandwidth() {
         OptionalDouble measured = restoreRates.bytesPerSecond();
-        long bandwidth = measured.isPresent() ? Math.max(1, Math.round(measured.getAsDouble())) : settings.restoreBytesPerSecond();
-        if (measured.isPresent() != restoreMeasured) {
-            restoreMeasured = measured.isPresent();
-            LOG.info("[pacer {}] restore time now estimated from {} ({} bytes/s)", jobId,
-                    restoreMeasured ? "the restores the TaskManagers measured" : "sr3.pacing.restore-bandwidth", bandwidth);
-        }
-        restoreBytesPerSecond = bandwidth;
-        return bandwidth;
+        restoreBytesPerSecond = measured.isPresent() ? Math.max(1, Math.round(measured.getAsDouble()))
+                : settings.restoreBytesPerSecond();
+        return restoreBytesPerSecond;
     }
 
     /** A checkpoint running past the allowed age breaks the bound and no trigger helps: say so once, with the way out. */
     private void warnIfStuck(JobView view, Decision decision, @Nullable CheckpointSample last) {
-        if (view.checkpointsInProgress() == 0 || decision.ageBound() == null
-                || decision.checkpointAge().compareTo(decision.ageBound()) <= 0) {
-            return;
-        }
         long marker = last == null ? 0 : last.triggered().toEpochMilli();
-        if (marker != stuckWarnedFor) {
+        if (view.checkpointsInProgress() > 0 && decision.ageBound() != null && marker != stuckWarnedFor
+                && decision.checkpointAge().compareTo(decision.ageBound()) > 0) {
             stuckWarnedFor = marker;
             LOG.warn("[pacer {}] a checkpoint is still in progress while the state is {} ms old, past the allowed {} ms: "
-                            + "the recovery-time bound does not hold until it completes. Under back-pressure, unaligned "
-                            + "checkpoints (execution.checkpointing.unaligned.enabled: true) let barriers overtake "
-                            + "buffered records.", jobId, decision.checkpointAge().toMillis(), decision.ageBound().toMillis());
+                    + "the bound does not hold until it completes. Under back-pressure, unaligned checkpoints "
+                    + "(execution.checkpointing.unaligned.enabled: true) let barriers overtake buffered records.", jobId,
+                    decision.checkpointAge().toMillis(), decision.ageBound().toMillis());
         }
     }
 
@@ -240,7 +226,7 @@ public final class CheckpointPacer implements AutoCloseable {
     private void unreachable(Instant now, IOException e) {
         unreachableSince = unreachableSince == null ? now : unreachableSince;
         observation.forgetSamples();
-        fallBack("REST API " + endpoint.describe() + " failed: " + (e.getMessage() != null ? e.getMessage() : e.toString()));
+        fallBack("REST API " + endpoint.describe() + " failed: " + (e.getMessage() != null ? e.getMessage() : e));
         if (Duration.between(unreachableSince, now).compareTo(GIVE_UP_AFTER) > 0) {
             stop("the REST API was unreachable for " + GIVE_UP_AFTER);
         }
@@ -252,13 +238,6 @@ public final class CheckpointPacer implements AutoCloseable {
                     jobId, why);
         }
         fallbackReason = why;
-    }
-
-    private void resume() {
-        if (fallbackReason != null) {
-            LOG.info("[pacer {}] metrics are back; pacing resumed (was falling back because {})", jobId, fallbackReason);
-            fallbackReason = null;
-        }
     }
 
     private void stop(String why) {

@@ -8,54 +8,34 @@ import java.util.Objects;
 /**
  * What {@link PacingPolicy} decided, why, and the numbers it decided on.
  *
- * @param action checkpoint now or wait
- * @param reason the rule that decided
+ * @param reason the rule that decided; {@link Reason#triggers()} says whether to checkpoint now
  * @param explanation one sentence with the numbers, for the log
- * @param ageBound tau_max, the largest checkpoint age that keeps the recovery time within the
- *     bound; null when it is unbounded (no input)
- * @param estimatedRecovery the model's recovery time if a failure struck now; null when infinite
- *     (input at or above capacity)
+ * @param ageBound tau_max, the largest checkpoint age that keeps the recovery within the bound;
+ *     null when unbounded (no input) or unknown (catching up)
+ * @param estimatedRecovery the model's recovery time if a failure struck now; null when infinite or unknown
  * @param checkpointAge age of the state a restore would start from
  * @param boundReachable false when no schedule meets the bound, not even checkpoints back to back
  */
-public record Decision(
-        Action action,
-        Reason reason,
-        String explanation,
-        @Nullable Duration ageBound,
-        @Nullable Duration estimatedRecovery,
-        Duration checkpointAge,
-        boolean boundReachable) {
+public record Decision(Reason reason, String explanation, @Nullable Duration ageBound,
+        @Nullable Duration estimatedRecovery, Duration checkpointAge, boolean boundReachable) {
 
-    /** Checkpoint now, or not yet. */
-    public enum Action {
-        CHECKPOINT,
-        WAIT
-    }
-
-    /** The rule behind a decision; the first three trigger, the others wait. */
+    /** The rule behind a decision; the first three trigger a checkpoint, the others wait. */
     public enum Reason {
         /** The age would pass tau_max before another checkpoint could complete. */
         AGE_BOUND,
         /** Inside the allowed window, the hottest subtasks have headroom now. */
         CHEAPEST_MOMENT,
-        /** Young's interval reached under a load that leaves headroom. */
+        /** Young's interval reached with headroom (or the bound is unreachable). */
         STEADY_INTERVAL,
         /** A checkpoint is running (or was just requested). */
         CHECKPOINT_IN_PROGRESS,
-        /** Well inside the bound and before the steady interval. */
+        /** Well inside the bound and before the steady interval or the window. */
         WITHIN_BOUND,
-        /** Past the steady interval or inside the window, but the hottest subtasks are busy: wait for a cheaper moment. */
+        /** A checkpoint is due but the hottest subtasks are busy: wait for a cheaper moment. */
         WAITING_FOR_HEADROOM,
-        /**
-         * No schedule meets the bound, not even checkpoints back to back; pacing at the steady
-         * interval instead of thrashing.
-         */
+        /** No schedule meets the bound: pacing at the steady interval instead of back to back. */
         BOUND_UNREACHABLE,
-        /**
-         * Replaying after a restart: a checkpoint would slow the replay down, and the sources' rate
-         * is the replay's, not the input's, so the bound is not known until the job caught up.
-         */
+        /** Replaying after a restart: a checkpoint would slow the replay, and the input rate is not known until it ends. */
         CATCHING_UP;
 
         public boolean triggers() {
@@ -64,35 +44,11 @@ public record Decision(
     }
 
     public Decision {
-        Objects.requireNonNull(action, "action");
         Objects.requireNonNull(reason, "reason");
         Objects.requireNonNull(checkpointAge, "checkpointAge");
-        if ((action == Action.CHECKPOINT) != reason.triggers()) {
-            throw new IllegalArgumentException("Action " + action + " does not go with reason " + reason);
-        }
     }
 
     public boolean checkpointNow() {
-        return action == Action.CHECKPOINT;
-    }
-
-    /** Collects the numbers shared by every decision of one evaluation. */
-    static final class Builder {
-        private final Duration ageBound;
-        private final Duration estimatedRecovery;
-        private final Duration checkpointAge;
-        private final boolean boundReachable;
-
-        Builder(@Nullable Duration ageBound, @Nullable Duration estimatedRecovery, Duration checkpointAge,
-                boolean boundReachable) {
-            this.ageBound = ageBound;
-            this.estimatedRecovery = estimatedRecovery;
-            this.checkpointAge = checkpointAge;
-            this.boundReachable = boundReachable;
-        }
-
-        Decision build(Action action, Reason reason, String explanation) {
-            return new Decision(action, reason, explanation, ageBound, estimatedRecovery, checkpointAge, boundReachable);
-        }
+        return reason.triggers();
     }
 }

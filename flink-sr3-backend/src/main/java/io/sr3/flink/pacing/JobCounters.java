@@ -17,42 +17,19 @@ public record JobCounters(List<Vertex> vertices) {
 
     /** Records out of the source vertices since their attempt started: the job's input so far. */
     public long sourceRecords() {
-        long records = 0;
-        for (Vertex v : vertices) {
-            if (v.source()) {
-                for (Subtask s : v.subtasks()) {
-                    records += s.recordsOut();
-                }
-            }
-        }
-        return records;
+        return vertices.stream().filter(Vertex::source).flatMap(v -> v.subtasks().stream())
+                .mapToLong(Subtask::recordsOut).sum();
     }
 
-    /**
-     * The mean rate (records/s) at which the sources emitted since their attempt started, each
-     * over its own running time.
-     */
+    /** The mean rate (records/s) at which the sources emitted since their attempt started, each over its own time. */
     public double sourceRateSinceStart() {
-        double rate = 0;
-        for (Vertex v : vertices) {
-            if (v.source()) {
-                for (Subtask s : v.subtasks()) {
-                    rate += s.elapsedMs() > 0 ? s.recordsOut() * 1000.0 / s.elapsedMs() : 0;
-                }
-            }
-        }
-        return rate;
+        return vertices.stream().filter(Vertex::source).flatMap(v -> v.subtasks().stream())
+                .mapToDouble(s -> s.elapsedMs() > 0 ? s.recordsOut() * 1000.0 / s.elapsedMs() : 0).sum();
     }
 
     /** How long the longest-running subtask has been running in its attempt (ms), from its own time counters. */
     public double longestRunningMs() {
-        double longest = 0;
-        for (Vertex v : vertices) {
-            for (Subtask s : v.subtasks()) {
-                longest = Math.max(longest, s.elapsedMs());
-            }
-        }
-        return longest;
+        return vertices.stream().flatMap(v -> v.subtasks().stream()).mapToDouble(Subtask::elapsedMs).max().orElse(0);
     }
 
     /**

@@ -5,147 +5,113 @@ import javax.annotation.concurrent.NotThreadSafe;
 
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Locale;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.List;
 
 /**
- * What the pacer remembers about a job's load beyond the current rate window, for
- * {@code sr3.pacing.peak-memory}:
+ * What a job's pacer remembers about its load beyond the current rate window, for
+ * {@code sr3.pacing.peak-memory}, and whether the job still replays after a restart.
  * <ul>
- *   <li>the peak input rate, leaving out rates measured under back-pressure or during a replay
- *       (and one rate window after it): a source working off a backlog reads as fast as the job
- *       takes records;
- *   <li>the capacity a replay would have: a replay runs without a checkpoint competing for CPU,
- *       disk and network, so only capacities measured without one count (the latest, and the
- *       highest under load, since per-record overhead inflates busy time at low load), and so
- *       does the rate at which the sources read during recent replays;
- *   <li>the bursts ({@link BurstHistory});
- *   <li>whether the job still replays after a restart: until no subtask is saturated over the
- *       last sample interval, once the replay was seen saturated or the sources read the
- *       estimated backlog again, for at most twice the recovery time the model expected and at
- *       most the bound (a job still saturated then is busy with new input, not the replay).
+ *   <li>Catch-up: the replay runs until no subtask is saturated over the last sample interval,
+ *       once the replay was seen saturated or the sources read the backlog again; for at most
+ *       twice the recovery the model expected and at most the bound (a job still saturated then is
+ *       busy with new input, not the replay).
+ *   <li>Capacity: a replay runs without a checkpoint competing for CPU, so the model takes the
+ *       highest of the current capacity, the latest measured without a checkpoint, the highest
+ *       measured without one under load (at low load per-record overhead inflates busy time) and
+ *       the sources' rate in recent replays.
+ *   <li>Peak: the highest input rate, leaving out back-pressured sources (they read what the job
+ *       takes, not what arrives).
  * </ul>
+ * Rates during a replay and one rate window after it are neither capacities nor peaks.
  */
 @NotThreadSafe
 final class LoadMemory {
 
-    /** A subtask at least this busy has per-record overhead amortized: its capacity estimate is close to a replay's. */
+    /** A subtask at least this busy has its per-record overhead amortized. */
     static final double LOADED_BUSY = 0.5;
-    /** A subtask back-pressured more than this is working off a backlog, not following the input. */
+    /** A subtask back-pressured more than this works off a backlog, not the input. */
     static final double BACKLOG_BACK_PRESSURE = 0.2;
     /** After a restart, the replay runs until no subtask is this loaded any more. */
     static final double REPLAY_LOAD = 0.9;
 
+    private record Point(Instant at, double value) {}
+
     private final Duration memory;
-    private final Duration longestReplay;
-    /** Rates are averaged over this long: for one window after a replay, they still contain it. */
+    private final Duration bound;
     private final Duration rateWindow;
-    private final RateExtreme peak;
-    private final RateExtreme replayRate;
-    private final BurstHistory bursts;
-    private final RateExtreme loadedCapacity;
-    private double capacityWithoutCheckpoint;
-    @Nullable private Instant capacityWithoutCheckpointAt;
-    @Nullable private Instant restartedAt;
-    @Nullable private Instant replayEndedAt;
+    private final Highest peak = new Highest();
+    private final Highest replayRate = new Highest();
+    private final Highest loadedCapacity = new Highest();
+    private Point capacityWithoutCheckpoint = new Point(Instant.MIN, 0);
+    private Instant now = Instant.MIN;
+    @Nullable private Instant restartedAt, replayEndedAt;
     private double replayBacklog;
-    /** Whether a sample since the restart showed a subtask saturated: the replay was seen running. */
     private boolean replaySeen;
     private Duration replayLimit = Duration.ZERO;
 
-    LoadMemory(Duration memory, Duration longestReplay, Duration rateWindow) {
+    LoadMemory(Duration memory, Duration bound, Duration rateWindow) {
         this.memory = memory;
-        this.longestReplay = longestReplay;
+        this.bound = bound;
         this.rateWindow = rateWindow;
-        this.peak = RateExtreme.highest(memory);
-        this.replayRate = RateExtreme.highest(memory);
-        this.loadedCapacity = RateExtreme.highest(memory);
-        this.bursts = new BurstHistory(memory, rateWindow);
     }
 
     /**
-     * The job restarted at {@code now}: it replays until no subtask is saturated any more.
-     *
-     * @param expectedRecovery the recovery time the model predicted for the state's age at the
-     *     failure, or null when it had none; the replay is left alone for at most twice that
-     * @param backlog the records that arrived since the restored checkpoint: the replay is not
-     *     over before the sources have read them again (right after a restart, tasks that are
-     *     still restoring their state look idle, not caught up)
+     * The job restarted: it replays until caught up, and not before the sources read {@code backlog}
+     * again (tasks that still restore their state look idle). {@code expectedRecovery}: the model's, or null.
      */
     void restarted(Instant now, @Nullable Duration expectedRecovery, double backlog) {
+        this.now = now;
         restartedAt = now;
         replayBacklog = backlog;
         replaySeen = false;
-        bursts.interrupt();
-        Duration twiceExpected = expectedRecovery == null ? longestReplay : expectedRecovery.multipliedBy(2);
-        replayLimit = twiceExpected.compareTo(longestReplay) < 0 ? twiceExpected : longestReplay;
+        Duration twice = expectedRecovery == null ? bound : expectedRecovery.multipliedBy(2);
+        replayLimit = twice.compareTo(bound) < 0 ? twice : bound;
     }
 
     /**
-     * Takes in a fresh load.
-     *
-     * @param load the load over the rate window
-     * @param latest the load over the last sample interval only, which tells when a replay ended
-     * @param withoutCheckpoint no checkpoint ran during the load's window
-     * @param sourceRecords records the sources emitted since their attempt started
-     * @return why a replay ended with this load, or null
+     * Takes in a fresh load over the rate window and over the last sample interval ({@code latest},
+     * which tells when a replay ended); returns why a replay ended with it, or null.
      */
     @Nullable
     String observe(Instant now, LoadEstimator.Load load, LoadEstimator.Load latest, boolean withoutCheckpoint,
-            long sourceRecords) {
-        if (restartedAt != null && withoutCheckpoint) {
-            replayRate.record(now, load.inputRate());
-        }
+            JobCounters counters) {
+        this.now = now;
         String ended = null;
         if (restartedAt != null) {
+            if (withoutCheckpoint) {
+                replayRate.record(load.inputRate());
+            }
             Duration since = Duration.between(restartedAt, now);
-            boolean saturated = hottest(latest) >= REPLAY_LOAD;
-            if (!saturated && (replaySeen || sourceRecords >= replayBacklog)) {
-                ended = String.format(Locale.ROOT, "caught up %d ms after the restart: %s, with %d records read again "
-                        + "(the backlog was estimated at about %.0f)", since.toMillis(), replaySeen
-                                ? "replayed at full load, and no subtask is saturated any more"
-                                : "no subtask is saturated", sourceRecords, replayBacklog);
+            boolean saturated = max(latest.subtasks(), SubtaskLoad::load) >= REPLAY_LOAD;
+            if (!saturated && (replaySeen || counters.sourceRecords() >= replayBacklog)) {
+                ended = "caught up " + since.toMillis() + " ms after the restart, with " + counters.sourceRecords()
+                        + " records read again (backlog estimated at " + Math.round(replayBacklog) + ")";
             } else if (since.compareTo(replayLimit) > 0) {
-                ended = "still saturated " + since.toMillis() + " ms after the restart, " + (replayLimit.equals(longestReplay)
-                        ? "longer than the recovery-time bound"
-                        : "longer than twice the " + replayLimit.dividedBy(2).toMillis() + " ms the model expected for "
-                                + "this recovery")
-                        + ": busy with new input (a burst or overload), not the replay, so pacing resumes lest the state "
-                        + "age grow unchecked";
+                ended = "still saturated " + since.toMillis() + " ms after the restart, longer than the replay could "
+                        + "take (" + replayLimit.toMillis() + " ms): busy with new input, so pacing resumes";
             }
             replaySeen |= saturated;
-            if (ended != null) {
-                restartedAt = null;
-                replayEndedAt = now;
-            }
         }
-        boolean replayInWindow = restartedAt != null
-                || (replayEndedAt != null && now.isBefore(replayEndedAt.plus(rateWindow)));
-        if (replayInWindow && restartedAt == null) {
-            bursts.judgeSettling((ended != null ? latest : load).inputRate());
+        if (ended != null) {
+            restartedAt = null;
+            replayEndedAt = now;
+            // The sources' mean rate since the restart measures the replay, however much of it the window covered.
+            replayRate.record(counters.sourceRateSinceStart());
         }
-        if (!replayInWindow) {
+        if (restartedAt == null && (replayEndedAt == null || !now.isBefore(replayEndedAt.plus(rateWindow)))) {
             if (withoutCheckpoint && load.inputRate() > 0) {
-                capacityWithoutCheckpoint = load.capacity();
-                capacityWithoutCheckpointAt = now;
-                if (hottestBusy(load) >= LOADED_BUSY) {
-                    loadedCapacity.record(now, load.capacity());
+                capacityWithoutCheckpoint = new Point(now, load.capacity());
+                if (max(load.subtasks(), SubtaskLoad::busyRatio) >= LOADED_BUSY) {
+                    loadedCapacity.record(load.capacity());
                 }
             }
-            bursts.record(now, load.inputRate(), backPressured(load), sourceRecords);
-            if (!backPressured(load)) {
-                peak.record(now, load.inputRate());
+            if (max(load.subtasks(), SubtaskLoad::backPressureRatio) <= BACKLOG_BACK_PRESSURE) {
+                peak.record(load.inputRate());
             }
         }
         return ended;
-    }
-
-    /**
-     * The mean rate at which the sources read since the restarted attempt began, taken when its
-     * replay ended: a measurement of the replay capacity that does not depend on how much of a
-     * short replay one rate window happened to cover.
-     */
-    void replayMeasured(Instant now, double recordsPerSecond) {
-        replayRate.record(now, recordsPerSecond);
     }
 
     boolean replaying() {
@@ -153,39 +119,40 @@ final class LoadMemory {
     }
 
     /** The highest input rate remembered, or 0. */
-    double peakInputRate(Instant now) {
-        return peak.value(now);
+    double peakInputRate() {
+        return peak.value();
     }
 
-    /** What the remembered bursts say about the input ahead, or null before a burst ended. */
-    @Nullable
-    BurstOutlook burstOutlook(Instant now) {
-        return bursts.outlook(now);
+    /** The capacity a replay would have, at least {@code current}. */
+    double replayCapacity(double current) {
+        double capacity = Math.max(Math.max(current, replayRate.value()), loadedCapacity.value());
+        return remembered(capacityWithoutCheckpoint.at()) ? Math.max(capacity, capacityWithoutCheckpoint.value()) : capacity;
     }
 
-    /**
-     * The capacity a replay would have: the highest of {@code current}, the latest capacity
-     * measured without a checkpoint, the highest measured without one under load, and the fastest
-     * recent replay.
-     */
-    double replayCapacity(Instant now, double current) {
-        double capacity = Math.max(Math.max(current, replayRate.value(now)), loadedCapacity.value(now));
-        if (capacityWithoutCheckpointAt == null
-                || Duration.between(capacityWithoutCheckpointAt, now).compareTo(memory) > 0) {
-            return capacity;
+    private boolean remembered(Instant at) {
+        return !at.isBefore(now.minus(memory));
+    }
+
+    private static double max(List<SubtaskLoad> subtasks, java.util.function.ToDoubleFunction<SubtaskLoad> ratio) {
+        return subtasks.stream().mapToDouble(ratio).max().orElse(0);
+    }
+
+    /** The highest value recorded within the memory: a queue of the values that can still become it. */
+    private final class Highest {
+        private final Deque<Point> candidates = new ArrayDeque<>();
+
+        void record(double value) {
+            while (!candidates.isEmpty() && candidates.peekLast().value() <= value) {
+                candidates.pollLast();
+            }
+            candidates.addLast(new Point(now, value));
         }
-        return Math.max(capacity, capacityWithoutCheckpoint);
-    }
 
-    private static double hottestBusy(LoadEstimator.Load load) {
-        return load.subtasks().stream().mapToDouble(SubtaskLoad::busyRatio).max().orElse(0);
-    }
-
-    private static double hottest(LoadEstimator.Load load) {
-        return load.subtasks().stream().mapToDouble(SubtaskLoad::load).max().orElse(0);
-    }
-
-    private static boolean backPressured(LoadEstimator.Load load) {
-        return load.subtasks().stream().anyMatch(s -> s.backPressureRatio() > BACKLOG_BACK_PRESSURE);
+        double value() {
+            while (!candidates.isEmpty() && !remembered(candidates.peekFirst().at())) {
+                candidates.pollFirst();
+            }
+            return candidates.isEmpty() ? 0 : candidates.peekFirst().value();
+        }
     }
 }

@@ -12,10 +12,10 @@ import java.util.function.DoubleUnaryOperator;
  *   young   = sqrt(2 * C * MTBF)                                    Young's checkpoint interval
  * </pre>
  *
- * D is the failure-detection time, R the restore time of the current state, lambda the input rate
- * and mu the processing capacity (records/s), C the cost of one checkpoint. The policy counts the
- * backlog ({@link #recoveryWithBacklog}) instead of assuming {@code lambda * tau}, so that a burst
- * that ended stays in the backlog of the quiet phase after it.
+ * D is the failure-detection time, R the restore time, lambda the input rate and mu the capacity
+ * (records/s), C the cost of one checkpoint. The policy counts the backlog
+ * ({@link #recoveryWithBacklog}) instead of assuming {@code lambda * tau}, so that a burst that
+ * ended stays in the backlog of the quiet phase after it.
  */
 final class RecoveryModel {
 
@@ -25,37 +25,22 @@ final class RecoveryModel {
     private RecoveryModel() {}
 
     /** T(tau): infinite when {@code lambda >= mu}, since the backlog then never shrinks. */
-    public static double recoverySeconds(double age, double detection, double restore, double lambda, double mu) {
-        if (lambda <= 0) {
-            return detection + restore;
-        }
-        if (lambda >= mu) {
-            return Double.POSITIVE_INFINITY;
-        }
-        return detection + restore + lambda * (age + detection + restore) / (mu - lambda);
+    static double recoverySeconds(double age, double detection, double restore, double lambda, double mu) {
+        return lambda <= 0 ? detection + restore : recoveryWithBacklog(lambda * age, detection, restore, lambda, mu);
     }
 
-    /**
-     * Recovery time with a known {@code backlog} (records that arrived since the checkpoint, up to
-     * the failure): detection and restore, then replay at {@code mu} until the backlog and what
-     * arrived meanwhile at {@code lambda} are processed. With {@code backlog = lambda * age} this is
-     * {@link #recoverySeconds}.
-     */
-    public static double recoveryWithBacklog(double backlog, double detection, double restore, double lambda,
-            double mu) {
-        if (lambda >= mu) {
-            return Double.POSITIVE_INFINITY;
-        }
+    /** Detection and restore, then replay at {@code mu} of the backlog and of what arrives meanwhile at {@code lambda}. */
+    static double recoveryWithBacklog(double backlog, double detection, double restore, double lambda, double mu) {
         double downtime = detection + restore;
-        return downtime + (backlog + lambda * downtime) / (mu - lambda);
+        return lambda >= mu ? Double.POSITIVE_INFINITY : downtime + (backlog + lambda * downtime) / (mu - lambda);
     }
 
     /**
-     * The largest age {@code a >= 0} with {@code recoveryAtAge(a) <= rto}, for a recovery time that
-     * does not decrease with the age: infinite when no age passes the bound, negative infinity
-     * when even age 0 does. Found by bisection.
+     * The largest age {@code a >= 0} with {@code recoveryAtAge(a) <= rto}, by bisection, for a
+     * recovery time that does not decrease with the age: infinite when no age passes the bound,
+     * negative infinity when even age 0 does.
      */
-    public static double largestAge(DoubleUnaryOperator recoveryAtAge, double rto) {
+    static double largestAge(DoubleUnaryOperator recoveryAtAge, double rto) {
         if (!(recoveryAtAge.applyAsDouble(0) <= rto)) {
             return Double.NEGATIVE_INFINITY;
         }
@@ -75,16 +60,12 @@ final class RecoveryModel {
         return ok;
     }
 
-    /** Young's first-order optimal checkpoint interval (s) for cost {@code cost} and mean time between failures. */
-    public static double youngIntervalSeconds(double cost, double mtbf) {
+    static double youngIntervalSeconds(double cost, double mtbf) {
         return Math.sqrt(2 * Math.max(0, cost) * mtbf);
     }
 
-    /**
-     * R: the largest share of the state one subtask restores (subtasks restore in parallel) at
-     * {@code bytesPerSecond}, the slowest rate recent restores achieved or the configured one.
-     */
-    public static Duration restoreTime(long stateBytes, long bytesPerSecond) {
+    /** R: the largest share of the state one subtask restores (subtasks restore in parallel) at {@code bytesPerSecond}. */
+    static Duration restoreTime(long stateBytes, long bytesPerSecond) {
         if (bytesPerSecond <= 0) {
             throw new IllegalArgumentException("Restore bandwidth must be > 0 bytes/s, was " + bytesPerSecond);
         }

@@ -28,8 +28,12 @@ class CheckpointPacerTest {
     private final PacingSettings settings = new PacingSettings(Duration.ofSeconds(30), Duration.ofSeconds(2),
             Duration.ofHours(1), 100L << 20, "http://127.0.0.1:1", Duration.ofSeconds(1), Duration.ofSeconds(5),
             Duration.ofMinutes(10));
-    private final CheckpointPacer pacer = new CheckpointPacer("job", settings, endpoint, clock, unused,
-            () -> stopped.set(true));
+    private final CheckpointPacer pacer = pacer("job", settings, endpoint, () -> stopped.set(true));
+
+    private CheckpointPacer pacer(String job, PacingSettings pacing, JobEndpoint jobEndpoint, Runnable onStop) {
+        return new CheckpointPacer(job, pacing, jobEndpoint, clock, unused, onStop, PacerStatusPublisher.NONE,
+                RestoreRateSource.CONFIGURED_ONLY);
+    }
 
     @AfterEach
     void tearDown() {
@@ -123,7 +127,6 @@ class CheckpointPacerTest {
         assertThat(last.estimatedRecoveryMillis()).isEqualTo(publishing.status().estimatedRecoveryMillis());
         assertThat(last.lastCheckpointAtMillis()).isEqualTo(clock.instant().minusSeconds(21).toEpochMilli());
         assertThat(last.decisions()).isEqualTo(publishing.status().decisions());
-        assertThat(PacerStatus.decode(last.encode())).isEqualTo(last);
 
         endpoint.views.add(new JobView("CANCELED", true, null, List.of(), 0, null));
         publishing.tick();
@@ -637,7 +640,7 @@ class CheckpointPacerTest {
     @Test
     void theRestoreTakesAsLongAsTheLargestShareOneSubtaskRestores() {
         TestingJobEndpoint shared = new TestingJobEndpoint();
-        CheckpointPacer sharedPacer = new CheckpointPacer("shared", settings, shared, clock, unused, () -> {});
+        CheckpointPacer sharedPacer = pacer("shared", settings, shared, () -> {});
         for (int second = 0; second < 4; second++) {
             JobCounters counters = running(second, 100, 0.1).counters();
             Instant triggered = clock.instant().minusSeconds(5);
@@ -670,37 +673,6 @@ class CheckpointPacerTest {
         assertThat(endpoint.triggers).as("no peak remembered, so Young's interval rules").isZero();
     }
 
-    /**
-     * The pacer knows a burst when it sees one: past
-     * Young's interval (26.8 s: C 0.1 s, MTBF 1 h) with the keyed subtask only 40% busy, it
-     * waits for a returning burst to end, where the same job at its quiet rate checkpoints.
-     */
-    @Test
-    void withoutTheForecastABurstItRecognizesIsNoMomentForACheckpoint() {
-        ScriptedJob bursty = otherJob();
-        ScriptedJob quiet = otherJob();
-        int[][] phases = {{10, 100}, {8, 400}, {12, 100}};
-        for (int[] phase : phases) {
-            for (int second = 0; second < phase[0]; second++) {
-                bursty.second(phase[1], phase[1] / 1000.0, Duration.ofSeconds(5));
-                quiet.second(phase[1], phase[1] / 1000.0, Duration.ofSeconds(5));
-                clock.advance(Duration.ofSeconds(1));
-            }
-        }
-        assertThat(bursty.endpoint.triggers + quiet.endpoint.triggers).as("before Young's interval").isZero();
-
-        for (int second = 0; second < 5; second++) {
-            // Each decision sees the seconds before it: from the third on, two seconds of the burst.
-            Duration age = Duration.ofSeconds(second < 2 ? 5 : 28);
-            bursty.second(400, 0.4, age);
-            quiet.second(100, 0.1, age);
-            clock.advance(Duration.ofSeconds(1));
-        }
-
-        assertThat(quiet.pacer.status().triggers(Decision.Reason.STEADY_INTERVAL)).as("Young's interval at the quiet rate").isPositive();
-        assertThat(bursty.endpoint.triggers).as("none in the burst").isZero();
-        assertThat(bursty.pacer.status().lastReason()).isEqualTo(Decision.Reason.WAITING_FOR_HEADROOM);
-    }
 
     /**
      * A failure late in a quiet phase: once the replay is over, the state is as old as at the
@@ -724,22 +696,6 @@ class CheckpointPacerTest {
                 .isEqualTo(1);
     }
 
-    /**
-     * As above, but the second after the replay still reads at 400/s, the rate of the remembered
-     * burst: a mean with part of the replay in it, or a burst beginning. The pacer waits for the
-     * input to settle, as it does at a burst's onset.
-     */
-    @Test
-    void afterAReplayARateAboveTheQuietOneIsSettling() {
-        ScriptedJob replay = restartedAfterABurst();
-        for (int second = 0; second < 4; second++) {
-            replay.second(second < 2 ? 3000 : 400, second < 2 ? 0.95 : 0.4, Duration.ofSeconds(28));
-            clock.advance(Duration.ofSeconds(1));
-        }
-
-        assertThat(replay.endpoint.triggers).as("a rate four times the quiet one is no cheap moment").isZero();
-        assertThat(replay.pacer.status().lastReason()).isEqualTo(Decision.Reason.WAITING_FOR_HEADROOM);
-    }
 
     /**
      * A job that learned a burst (10 s at 100/s, 8 s at 400/s, 12 s at
@@ -766,7 +722,7 @@ class CheckpointPacerTest {
 
     private ScriptedJob otherJob(PacingSettings otherSettings) {
         TestingJobEndpoint other = new TestingJobEndpoint();
-        return new ScriptedJob(other, new CheckpointPacer("other", otherSettings, other, clock, unused, () -> {}));
+        return new ScriptedJob(other, pacer("other", otherSettings, other, () -> {}));
     }
 
     /**

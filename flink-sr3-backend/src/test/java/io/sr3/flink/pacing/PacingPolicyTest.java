@@ -1,6 +1,5 @@
 package io.sr3.flink.pacing;
 
-import io.sr3.flink.pacing.Decision.Action;
 import io.sr3.flink.pacing.Decision.Reason;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -25,8 +24,14 @@ import static org.assertj.core.api.Assertions.offset;
 class PacingPolicyTest {
 
     private static final Instant NOW = Instant.parse("2026-11-30T12:00:00Z");
-    private static final PacingPolicy POLICY = new PacingPolicy(PacingPolicy.Settings.of(Duration.ofSeconds(60),
-            Duration.ofSeconds(5), Duration.ofHours(1), Duration.ofSeconds(1)), Clock.fixed(NOW, ZoneOffset.UTC));
+    private static final PacingPolicy POLICY = new PacingPolicy(settings(Duration.ofSeconds(60), Duration.ofSeconds(5)),
+            Clock.fixed(NOW, ZoneOffset.UTC));
+
+    /** Checkpoint now or not, as a row expects it. */
+    enum Action {
+        CHECKPOINT,
+        WAIT
+    }
 
     /**
      * @param lambda input rate, records/s
@@ -102,7 +107,7 @@ class PacingPolicyTest {
     void decides(Row row) {
         Decision decision = POLICY.decide(inputs(row));
 
-        assertThat(decision.action()).as(decision.explanation()).isEqualTo(row.action());
+        assertThat(action(decision)).as(decision.explanation()).isEqualTo(row.action());
         assertThat(decision.reason()).as(decision.explanation()).isEqualTo(row.reason());
         assertThat(decision.boundReachable()).as(decision.explanation()).isEqualTo(row.reachable());
         assertThat(decision.checkpointAge()).isEqualTo(Duration.ofMillis(Math.round(row.age() * 1000)));
@@ -145,12 +150,12 @@ class PacingPolicyTest {
         PacingInputs configured = inputs(steady);
         assertThat(POLICY.decide(configured).reason()).isEqualTo(Reason.WITHIN_BOUND);
 
-        PacingInputs observed = configured.withObservedMtbf(Duration.ofSeconds(100));
+        PacingInputs observed = withObservedMtbf(configured, Duration.ofSeconds(100));
         Decision decision = POLICY.decide(observed);
         assertThat(decision.reason()).as(decision.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
         assertThat(decision.explanation()).contains("MTBF 100.0s", "Young 10.0s");
 
-        PacingInputs rareFailures = configured.withObservedMtbf(Duration.ofHours(10));
+        PacingInputs rareFailures = withObservedMtbf(configured, Duration.ofHours(10));
         assertThat(POLICY.decide(rareFailures).reason()).as("an observed MTBF longer than configured is ignored")
                 .isEqualTo(Reason.WITHIN_BOUND);
     }
@@ -166,30 +171,30 @@ class PacingPolicyTest {
                 Reason.WITHIN_BOUND, true));
         assertThat(POLICY.decide(quiet).reason()).as("without a peak, Young's interval rules").isEqualTo(Reason.WITHIN_BOUND);
 
-        Decision afterBurst = POLICY.decide(quiet.withPeakInputRate(5000));
-        assertThat(afterBurst.action()).as(afterBurst.explanation()).isEqualTo(Action.CHECKPOINT);
+        Decision afterBurst = POLICY.decide(withPeakInputRate(quiet, 5000));
+        assertThat(afterBurst.checkpointNow()).as(afterBurst.explanation()).isTrue();
         assertThat(afterBurst.reason()).isEqualTo(Reason.CHEAPEST_MOMENT);
         assertThat(afterBurst.explanation()).contains("recent peak of 5000/s", ", 46.5s]");
 
         PacingInputs early = inputs(new Row("quiet at 20 s", 1000, 10000, 0.10, 0.5, 20, 1, false, Action.WAIT,
                 Reason.WITHIN_BOUND, true));
-        assertThat(POLICY.decide(early.withPeakInputRate(5000)).reason()).as("before the peak window opens")
+        assertThat(POLICY.decide(withPeakInputRate(early, 5000)).reason()).as("before the peak window opens")
                 .isEqualTo(Reason.WITHIN_BOUND);
 
         PacingInputs busy = inputs(new Row("busy at 30 s", 1000, 10000, 0.90, 0.5, 30, 1, false, Action.WAIT,
                 Reason.WITHIN_BOUND, true));
-        assertThat(POLICY.decide(busy.withPeakInputRate(5000)).reason()).as("no headroom: wait, as in any window")
+        assertThat(POLICY.decide(withPeakInputRate(busy, 5000)).reason()).as("no headroom: wait, as in any window")
                 .isEqualTo(Reason.WAITING_FOR_HEADROOM);
 
-        assertThat(POLICY.decide(quiet.withPeakInputRate(12000)).reason())
+        assertThat(POLICY.decide(withPeakInputRate(quiet, 12000)).reason())
                 .as("a peak above capacity (a catch-up after a restart) is ignored").isEqualTo(Reason.WITHIN_BOUND);
-        assertThat(POLICY.decide(quiet.withPeakInputRate(1100)).reason())
+        assertThat(POLICY.decide(withPeakInputRate(quiet, 1100)).reason())
                 .as("a peak whose deadline is after Young's interval changes nothing").isEqualTo(Reason.WITHIN_BOUND);
 
         // Checkpoints of 24.5 s: back to back, the state would get 49 s old at the peak, past its 48 s.
         PacingInputs slow = inputs(new Row("quiet at 30 s, slow checkpoints", 1000, 10000, 0.10, 24.5, 30, 1, false,
                 Action.WAIT, Reason.WITHIN_BOUND, true));
-        Decision unreachablePeak = POLICY.decide(slow.withPeakInputRate(5000));
+        Decision unreachablePeak = POLICY.decide(withPeakInputRate(slow, 5000));
         assertThat(unreachablePeak.reason()).as("a peak at which the bound is unreachable is not prepared for: "
                 + unreachablePeak.explanation()).isEqualTo(Reason.WITHIN_BOUND);
     }
@@ -200,8 +205,8 @@ class PacingPolicyTest {
                 Action.CHECKPOINT, Reason.AGE_BOUND, true));
         assertThat(POLICY.decide(pastDeadline).reason()).isEqualTo(Reason.AGE_BOUND);
 
-        Decision replaying = POLICY.decide(pastDeadline.withCatchingUp(true));
-        assertThat(replaying.action()).isEqualTo(Action.WAIT);
+        Decision replaying = POLICY.decide(catchingUp(pastDeadline));
+        assertThat(replaying.checkpointNow()).isFalse();
         assertThat(replaying.reason()).as(replaying.explanation()).isEqualTo(Reason.CATCHING_UP);
         assertThat(replaying.boundReachable()).as("unknown while replaying, not unreachable").isTrue();
         assertThat(replaying.ageBound()).isNull();
@@ -210,8 +215,8 @@ class PacingPolicyTest {
 
     @Test
     void withoutInputTheBoundIsUnboundedAndTheFirstCheckpointComesEarly() {
-        PacingInputs noInput = new PacingInputs(0, Double.MAX_VALUE, List.of(new SubtaskLoad("v", 0, 0, 0)), List.of(),
-                false, Duration.ZERO, NOW.minusSeconds(1));
+        PacingInputs noInput = new PacingInputs(0, Double.MAX_VALUE, new SubtaskLoad("v", 0, 0, 0), List.of(), false,
+                Duration.ZERO, NOW.minusSeconds(1), null, 0, false, Double.NaN);
         Decision decision = POLICY.decide(noInput);
 
         assertThat(decision.ageBound()).isNull();
@@ -248,95 +253,61 @@ class PacingPolicyTest {
                 Reason.WITHIN_BOUND, true));
         assertThat(POLICY.decide(quiet).reason()).isEqualTo(Reason.WITHIN_BOUND);
 
-        Decision counted = POLICY.decide(quiet.withBacklog(470_000));
+        Decision counted = POLICY.decide(withBacklog(quiet, 470_000));
         assertThat(counted.ageBound().toMillis()).isBetween(39_998L, 40_000L);
         assertThat(counted.reason()).as(counted.explanation()).isEqualTo(Reason.CHEAPEST_MOMENT);
     }
 
-    /**
-     * Young's interval reached with the hottest subtask at 10%, but the input moving from its
-     * quiet 400/s into a burst: the 10% is the quiet time the rate window still holds. Wait for
-     * the input to settle, before the burst and in its first rate window; once it settled at the
-     * quiet rate, checkpoint. Inside the burst, even with headroom, wait for its end: a burst is
-     * the load peak a checkpoint should not hit. The bound still rules.
-     */
-    @Test
-    void aBurstsOnsetIsNoMomentForACheckpointTheBoundDoesNotNeed() {
-        PacingInputs steady = inputs(new Row("Young's interval reached", 1000, 10000, 0.10, 0.5, 61, 1, false,
-                Action.CHECKPOINT, Reason.STEADY_INTERVAL, true));
 
-        Decision onset = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 400, true)));
-        assertThat(onset.reason()).as(onset.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
-        assertThat(onset.explanation()).contains("input 1000/s not settled (quiet rate 400/s; a burst beginning");
-        Decision firstWindow = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 1_000, 400, true)));
-        assertThat(firstWindow.reason()).as(firstWindow.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
 
-        Decision quiet = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 1000, false)));
-        assertThat(quiet.reason()).as(quiet.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
-        Decision inBurst = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 5_000, 400, false)));
-        assertThat(inBurst.reason()).as(inBurst.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
-        assertThat(inBurst.explanation()).contains("in a burst (its records would wait behind the checkpoint's work)");
-        Decision largerThanAny = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, true, 30_000, 400, false)));
-        assertThat(largerThanAny.reason()).as("more than any remembered burst: maybe a new level of load")
-                .isEqualTo(Reason.STEADY_INTERVAL);
-
-        PacingInputs late = inputs(new Row("at the deadline", 1000, 10000, 0.10, 0.5, 479, 1, false, Action.CHECKPOINT,
-                Reason.AGE_BOUND, true));
-        assertThat(POLICY.decide(late.withBursts(new BurstOutlook(25_000, false, 0, 400, true))).reason())
-                .isEqualTo(Reason.AGE_BOUND);
-        assertThat(POLICY.decide(late.withBursts(new BurstOutlook(25_000, true, 5_000, 400, false)))
-                .reason()).isEqualTo(Reason.AGE_BOUND);
-    }
-
-    /**
-     * The recovery model expects the input to stay where it is, as without any burst outlook, but
-     * a burst is still no moment for a checkpoint the bound does not need.
-     */
-    @Test
-    void aBurstIsNoCheapMomentAndLeavesTheModelAlone() {
-        PacingInputs steady = inputs(new Row("Young's interval reached", 1000, 10000, 0.10, 0.5, 61, 1, false,
-                Action.CHECKPOINT, Reason.STEADY_INTERVAL, true)).withBacklog(61_000);
-        BurstOutlook burst = new BurstOutlook(25_000, true, 5_000, 400, false);
-
-        Decision constant = POLICY.decide(steady);
-        Decision inBurst = POLICY.decide(steady.withBursts(burst));
-        assertThat(inBurst.reason()).as(inBurst.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
-        assertThat(inBurst.ageBound()).as("the input expected to stay at 1000/s").isEqualTo(constant.ageBound());
-        assertThat(inBurst.estimatedRecovery()).isEqualTo(constant.estimatedRecovery());
-        assertThat(inBurst.explanation()).contains("in a burst with 5,000 records so far, expected to last");
-
-        Decision quiet = POLICY.decide(steady.withBursts(new BurstOutlook(25_000, false, 0, 1000, false)
-                ));
-        assertThat(quiet.reason()).as(quiet.explanation()).isEqualTo(Reason.STEADY_INTERVAL);
-    }
-
-    /** Ahead of a peak, the onset of a burst is no cheapest moment either. */
-    @Test
-    void aBurstsOnsetIsNoCheapestMoment() {
-        PacingInputs quiet = inputs(new Row("quiet at 30 s", 1000, 10000, 0.10, 0.5, 30, 1, false, Action.WAIT,
-                Reason.WITHIN_BOUND, true)).withPeakInputRate(5000);
-
-        Decision atQuietRate = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 1000, false)));
-        assertThat(atQuietRate.reason()).as(atQuietRate.explanation()).isEqualTo(Reason.CHEAPEST_MOMENT);
-        Decision onset = POLICY.decide(quiet.withBursts(new BurstOutlook(1_000_000, false, 0, 600, true)));
-        assertThat(onset.reason()).as(onset.explanation()).isEqualTo(Reason.WAITING_FOR_HEADROOM);
-        assertThat(onset.explanation()).contains("waiting for it to settle until the deadline");
-    }
 
     @Test
     void rejectsABoundNotLongerThanDetection() {
-        assertThatThrownBy(() -> PacingPolicy.Settings.of(Duration.ofSeconds(5), Duration.ofSeconds(5),
-                Duration.ofHours(1), Duration.ofSeconds(1)))
+        assertThatThrownBy(() -> settings(Duration.ofSeconds(5), Duration.ofSeconds(5)))
                 .hasMessageContaining("must be longer than the failure-detection time");
-        assertThatThrownBy(() -> PacingPolicy.Settings.of(Duration.ZERO, Duration.ofSeconds(5), Duration.ofHours(1),
-                Duration.ofSeconds(1))).hasMessageContaining("maxRecoveryTime must be a positive duration");
+        assertThatThrownBy(() -> settings(Duration.ZERO, Duration.ofSeconds(5)))
+                .hasMessageContaining("maxRecoveryTime must be a positive duration");
     }
 
     private static PacingInputs inputs(Row row) {
         Instant triggered = NOW.minusMillis(Math.round(row.age() * 1000));
         CheckpointSample last = new CheckpointSample(7, triggered, Duration.ofMillis(Math.round(row.cost() * 1000)), 1 << 20);
-        return new PacingInputs(row.lambda(), row.mu(),
-                List.of(new SubtaskLoad("map", 0, row.hottest() / 2, 0), new SubtaskLoad("keyed", 1, row.hottest(), 0)),
-                List.of(last), row.inProgress(), Duration.ofMillis(Math.round(row.restore() * 1000)), NOW.minusSeconds(600));
+        return new PacingInputs(row.lambda(), row.mu(), new SubtaskLoad("keyed", 1, row.hottest(), 0), List.of(last),
+                row.inProgress(), Duration.ofMillis(Math.round(row.restore() * 1000)), NOW.minusSeconds(600), null,
+                row.lambda(), false, Double.NaN);
+    }
+
+    /** MTBF 1 h, a decision every second, the production defaults for the rest. */
+    private static PacingSettings settings(Duration bound, Duration detection) {
+        return new PacingSettings(bound, detection, Duration.ofHours(1), 100L << 20, "http://127.0.0.1:1",
+                Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofMinutes(10));
+    }
+
+    private static Action action(Decision decision) {
+        return decision.checkpointNow() ? Action.CHECKPOINT : Action.WAIT;
+    }
+
+    private static PacingInputs withObservedMtbf(PacingInputs in, Duration mtbf) {
+        return new PacingInputs(in.inputRate(), in.capacity(), in.hottest(), in.recentCheckpoints(),
+                in.checkpointInProgress(), in.restoreEstimate(), in.ageOrigin(), mtbf, in.peakInputRate(),
+                in.catchingUp(), in.backlogRecords());
+    }
+
+    private static PacingInputs withPeakInputRate(PacingInputs in, double peak) {
+        return new PacingInputs(in.inputRate(), in.capacity(), in.hottest(), in.recentCheckpoints(),
+                in.checkpointInProgress(), in.restoreEstimate(), in.ageOrigin(), in.observedMtbf(), peak,
+                in.catchingUp(), in.backlogRecords());
+    }
+
+    private static PacingInputs catchingUp(PacingInputs in) {
+        return new PacingInputs(in.inputRate(), in.capacity(), in.hottest(), in.recentCheckpoints(),
+                in.checkpointInProgress(), in.restoreEstimate(), in.ageOrigin(), in.observedMtbf(), in.peakInputRate(),
+                true, in.backlogRecords());
+    }
+
+    private static PacingInputs withBacklog(PacingInputs in, double records) {
+        return new PacingInputs(in.inputRate(), in.capacity(), in.hottest(), in.recentCheckpoints(),
+                in.checkpointInProgress(), in.restoreEstimate(), in.ageOrigin(), in.observedMtbf(), in.peakInputRate(),
+                in.catchingUp(), records);
     }
 }
