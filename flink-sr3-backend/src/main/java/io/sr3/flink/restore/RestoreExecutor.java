@@ -331,14 +331,7 @@ public final class RestoreExecutor {
             }
             byte[] data = node.storage().readVerified(block.key(), block.length(), block.crc32c(), order, block.description());
             refetched++;
-            deliver(index, data);
-        }
-
-        private void deliver(int index, byte[] data) throws IOException {
-            if (!done[index]) {
-                sink.accept(index, data);
-                delivered(index, data.length);
-            }
+            deliver(index, ByteBuffer.wrap(data));
         }
 
         private void deliver(int index, ByteBuffer data) throws IOException {
@@ -357,9 +350,7 @@ public final class RestoreExecutor {
         }
 
         private void release(Outcome outcome) {
-            if (outcome.data != null) {
-                node.blockBuffers().release(outcome.data);
-            }
+            node.blockBuffers().release(outcome.data); // nothing for a failed fetch (null)
         }
 
         private void delivered(int index, int length) {

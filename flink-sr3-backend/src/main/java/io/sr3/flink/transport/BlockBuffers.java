@@ -1,5 +1,6 @@
 package io.sr3.flink.transport;
 
+import javax.annotation.Nullable;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.nio.ByteBuffer;
@@ -70,8 +71,8 @@ public final class BlockBuffers {
         return buffer;
     }
 
-    /** Takes back a buffer {@link #acquire} lent; returns false (and does nothing) for any other buffer. */
-    public synchronized boolean release(ByteBuffer buffer) {
+    /** Takes back a buffer {@link #acquire} lent; returns false (and does nothing) for any other buffer or null. */
+    public synchronized boolean release(@Nullable ByteBuffer buffer) {
         if (!lent.remove(buffer)) {
             return false;
         }
