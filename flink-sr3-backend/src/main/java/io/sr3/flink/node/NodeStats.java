@@ -2,6 +2,7 @@ package io.sr3.flink.node;
 
 import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockStore;
+import io.sr3.flink.transport.BlockBuffers;
 import io.sr3.flink.transport.TransportServer;
 
 import javax.annotation.concurrent.ThreadSafe;
@@ -24,11 +25,14 @@ final class NodeStats {
     private final BlockStore store;
     private final NodeMetrics metrics;
     private final TransportServer server;
+    private final BlockBuffers blockBuffers;
     /** Counters computed on demand by maintenance tasks. */
     private final Map<String, LongSupplier> registered = new ConcurrentSkipListMap<>();
     private volatile BooleanSupplier repairPending = () -> false;
 
-    NodeStats(boolean client, Membership membership, BlockStore store, NodeMetrics metrics, TransportServer server) {
+    NodeStats(boolean client, Membership membership, BlockStore store, NodeMetrics metrics, TransportServer server,
+            BlockBuffers blockBuffers) {
+        this.blockBuffers = blockBuffers;
         this.client = client;
         this.membership = membership;
         this.store = store;
@@ -61,6 +65,8 @@ final class NodeStats {
         stats.put("refusedHandshakes", server.refusedHandshakes());
         stats.put("refusedConnections", server.refusedConnections());
         stats.put("busyAnswers", server.busyAnswers());
+        stats.put("blockBuffersLent", (long) blockBuffers.lent());
+        stats.put("blockBufferHeapFallbacks", blockBuffers.heapFallbacks());
         registered.forEach((name, value) -> stats.put(name, value.getAsLong()));
         return stats;
     }

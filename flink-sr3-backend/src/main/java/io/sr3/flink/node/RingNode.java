@@ -106,7 +106,7 @@ public final class RingNode implements AutoCloseable {
             this.peers = new PeerClient(self, config, store, membership, transport, blockBuffers, threads.io,
                     this::isRunning, nanoClock, this::recordTransfer);
             this.storage = new RingStorage(this);
-            this.stats = new NodeStats(isClient(), membership, store, metrics, server);
+            this.stats = new NodeStats(isClient(), membership, store, metrics, server, blockBuffers);
             this.maintenance = new NodeMaintenance(self.id(), threads.maintenance, this::isRunning);
         } catch (IOException | RuntimeException e) {
             if (boundServer != null) {

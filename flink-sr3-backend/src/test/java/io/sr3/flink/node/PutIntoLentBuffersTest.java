@@ -47,5 +47,6 @@ class PutIntoLentBuffersTest {
         assertThat(replica.blockBuffers().created()).as("received into direct buffers").isPositive();
         assertThat(replica.blockBuffers().heapFallbacks()).isZero();
         TestingRing.awaitCondition(() -> replica.blockBuffers().lent() == 0, "the replica to give every buffer back");
+        assertThat(replica.stats()).containsEntry("blockBuffersLent", 0L).containsEntry("blockBufferHeapFallbacks", 0L);
     }
 }
