@@ -1,12 +1,9 @@
 package io.sr3.flink.node;
 
 import io.sr3.flink.transport.BlockBuffers;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.util.Random;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -14,22 +11,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** A replica receives a full block into a lent direct buffer, stores it from there and gives the buffer back. */
 class PutIntoLentBuffersTest {
 
-    @TempDir Path root;
-
-    private TestingRing ring;
-
-    @BeforeEach
-    void start() throws Exception {
-        ring = TestingRing.start(2, TestingRing.testConfig(), root);
-    }
-
-    @AfterEach
-    void stop() {
-        ring.close();
-    }
+    @RegisterExtension final PerTestRingExtension rings = new PerTestRingExtension();
 
     @Test
     void fullBlocksPutOnAPeerAreStoredFromLentBuffersThatComeBack() throws Exception {
+        TestingRing ring = rings.start(2, TestingRing.testConfig());
         RingNode writer = ring.node(0);
         RingNode replica = ring.node(1);
         Random random = new Random(3);
