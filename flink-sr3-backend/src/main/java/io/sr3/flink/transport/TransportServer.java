@@ -88,27 +88,12 @@ public final class TransportServer implements AutoCloseable {
     }
 
     /**
-     * Binds to the first free port of {@code ports} on {@code host}.
+     * Binds to the first free port of {@code ports} on {@code host}. With {@code blockBuffers},
+     * the blocks of PUT requests are received into buffers it lends: the server gives a request's
+     * back once its answer is decided (the handler must not keep it), and an answer's block once it
+     * is written; without, blocks are received into heap arrays.
      *
      * @param ports candidate ports in order; 0 means an ephemeral port
-     */
-    public static TransportServer start(
-            EventLoopGroup group,
-            String host,
-            Iterator<Integer> ports,
-            TransportSecurity security,
-            TransportLimits limits,
-            int maxFrameSize,
-            RequestHandler handler,
-            ExecutorService ioExecutor)
-            throws IOException {
-        return start(group, host, ports, security, limits, maxFrameSize, handler, ioExecutor, null);
-    }
-
-    /**
-     * Like the other {@code start}, receiving the blocks of PUT requests into buffers lent by
-     * {@code blockBuffers}: the server gives a request's back once its answer is decided (the
-     * handler must not keep it), and an answer's block once it is written.
      */
     public static TransportServer start(
             EventLoopGroup group,

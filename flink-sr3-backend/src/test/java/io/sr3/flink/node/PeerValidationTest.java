@@ -183,7 +183,7 @@ class PeerValidationTest {
         closeables.add(() -> group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync());
         closeables.add(io::shutdownNow);
         return closing(TransportServer.start(group, "127.0.0.1", List.of(0).iterator(), config.security(), config.limits(),
-                config.maxFrameSize(), handler, io));
+                config.maxFrameSize(), handler, io, null));
     }
 
     private <T extends AutoCloseable> T closing(T closeable) {

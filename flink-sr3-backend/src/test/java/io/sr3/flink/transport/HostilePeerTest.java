@@ -65,7 +65,7 @@ class HostilePeerTest {
 
     private TransportServer server(TransportLimits limits, RequestHandler handler) throws IOException {
         TransportServer server = TransportServer.start(group, "127.0.0.1", List.of(0).iterator(),
-                TransportSecurity.ofSecret(SECRET), limits, MAX_FRAME, handler, io);
+                TransportSecurity.ofSecret(SECRET), limits, MAX_FRAME, handler, io, null);
         closeables.add(server);
         return server;
     }

@@ -52,7 +52,7 @@ class TransportTest {
     private TransportServer echoServer(String secret) throws IOException {
         TransportServer server = TransportServer.start(group, "127.0.0.1", List.of(0).iterator(), TransportSecurity.ofSecret(secret),
                 TransportLimits.defaults(), MAX_FRAME,
-                (request, remote) -> new Frame(MessageType.DATA, 0, request.payload()), io);
+                (request, remote) -> new Frame(MessageType.DATA, 0, request.payload()), io, null);
         closeables.add(server);
         return server;
     }
@@ -179,7 +179,7 @@ class TransportTest {
                     received.countDown();
                     release.await();
                     return new Frame(MessageType.OK, 0, new byte[0]);
-                }, io);
+                }, io, null);
         closeables.add(server);
         TransportClient client = new TransportClient(group, TransportSecurity.none(), MAX_FRAME, Duration.ofSeconds(30));
         closeables.add(client);
@@ -194,7 +194,7 @@ class TransportTest {
     void remoteErrorsCarryTheirCode() throws Exception {
         TransportServer server = TransportServer.start(group, "127.0.0.1", List.of(0).iterator(), TransportSecurity.none(),
                 TransportLimits.defaults(), MAX_FRAME,
-                (request, remote) -> new Frame(MessageType.ERROR, 0, Payloads.error(ErrorCode.NOT_FOUND, "no such block")), io);
+                (request, remote) -> new Frame(MessageType.ERROR, 0, Payloads.error(ErrorCode.NOT_FOUND, "no such block")), io, null);
         closeables.add(server);
         assertThatThrownBy(() -> client(null).request(server.address(), MessageType.GET_BLOCK, new byte[0]).get())
                 .hasCauseInstanceOf(RemoteException.class)
@@ -212,7 +212,7 @@ class TransportTest {
                 TransportSecurity.ofSecret("s3cret"), TransportLimits.defaults(), 1 << 20, (request, remote) -> {
                     received.add(request);
                     return Frame.ofBlock(MessageType.DATA, 0, request.block(), request.blockCrc());
-                }, io);
+                }, io, null);
         closeables.add(server);
         TransportClient client = new TransportClient(group, TransportSecurity.ofSecret("s3cret"), 1 << 20, DEADLINE);
         closeables.add(client);
@@ -237,7 +237,7 @@ class TransportTest {
                 TransportLimits.defaults(), 1 << 20, (request, remote) -> {
                     received.add(request);
                     return new Frame(MessageType.OK, 0, new byte[0]);
-                }, io);
+                }, io, null);
         closeables.add(server);
         TransportClient client = new TransportClient(group, TransportSecurity.none(), 1 << 20, DEADLINE);
         closeables.add(client);
