@@ -20,6 +20,9 @@ import java.util.Objects;
 public record RestoreSettings(@Nullable Structure forced, int treeFanIn, int maxConcurrentFetches, long prefetchMaxBytes,
         Duration probeInterval) {
 
+    /** Own blocks a restore reads at once: as many as the node's I/O threads. */
+    public static final int LOCAL_READS_IN_FLIGHT = 4;
+
     public RestoreSettings {
         if (treeFanIn < 2) {
             throw new IllegalArgumentException("treeFanIn must be >= 2, was " + treeFanIn);
@@ -64,5 +67,10 @@ public record RestoreSettings(@Nullable Structure forced, int treeFanIn, int max
 
     public RestoreSettings withProbeInterval(Duration interval) {
         return new RestoreSettings(forced, treeFanIn, maxConcurrentFetches, prefetchMaxBytes, interval);
+    }
+
+    /** Block buffers a node keeps for its restores: one per fetch in flight and one per own block read at once. */
+    public int blockBuffers() {
+        return maxConcurrentFetches + LOCAL_READS_IN_FLIGHT;
     }
 }

@@ -83,7 +83,7 @@ public final class RingNode implements AutoCloseable {
         NodeIdentity identity = null;
         try {
             this.failureDetector = new FailureDetector(this, nanoClock);
-            BlockBuffers blockBuffers = new BlockBuffers(config.blockSize(), config.restore().maxConcurrentFetches());
+            BlockBuffers blockBuffers = new BlockBuffers(config.blockSize(), config.restore().blockBuffers());
             boundServer = new NodeRequestHandler(this, failureDetector).listen(config, threads, blockBuffers);
             this.server = boundServer;
             int port = server.address().getPort();

@@ -1,11 +1,10 @@
 package io.sr3.flink.restore;
 
+import io.sr3.flink.node.RestoreSettings;
 import io.sr3.flink.node.RingNode;
-import io.sr3.flink.transport.RelayRequest;
+import io.sr3.flink.transport.BlockBuffers;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
-
-import javax.annotation.Nullable;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -17,9 +16,8 @@ import java.util.concurrent.CompletionException;
 
 /**
  * Reads the blocks of a restore that the restoring node holds itself: on the node's I/O threads,
- * {@link RestoreExecutor#LOCAL_READS_IN_FLIGHT} at a time, each verified into one of the node's
- * {@link OwnBlockBuffers} (a block larger than those into an array of its own), and delivered in
- * order on the calling thread.
+ * {@link RestoreSettings#LOCAL_READS_IN_FLIGHT} at a time, each verified into a buffer lent by the
+ * node's {@link BlockBuffers}, and delivered in order on the calling thread.
  */
 final class OwnBlockReads {
 
@@ -31,14 +29,8 @@ final class OwnBlockReads {
         void deliver(int index, ByteBuffer data) throws IOException;
     }
 
-    /** A read in flight, into {@code buffer} (null: into an array of its own). */
-    private record Read(@Nullable ByteBuffer buffer, CompletableFuture<ByteBuffer> result) {
-        void release(OwnBlockBuffers buffers) {
-            if (buffer != null) {
-                buffers.release(buffer);
-            }
-        }
-    }
+    /** A read in flight into {@code buffer}, which goes back to the pool once the read is done with. */
+    private record Read(ByteBuffer buffer, CompletableFuture<ByteBuffer> result) {}
 
     private OwnBlockReads() {}
 
@@ -50,19 +42,16 @@ final class OwnBlockReads {
      */
     static boolean readInOrder(RingNode node, List<BlockFetch> blocks, List<Integer> indexes, Delivery delivery)
             throws IOException {
-        OwnBlockBuffers buffers = OwnBlockBuffers.of(node);
+        BlockBuffers buffers = node.blockBuffers();
         Deque<Read> reads = new ArrayDeque<>();
         int started = 0;
         boolean allUsable = true;
         try {
             for (int i : indexes) {
-                while (started < indexes.size() && reads.size() < RestoreExecutor.LOCAL_READS_IN_FLIGHT) {
-                    Read read = start(node, blocks.get(indexes.get(started)), buffers, reads.isEmpty());
-                    if (read == null) {
-                        break; // every buffer is taken (by another restore): deliver what is in flight first
-                    }
-                    reads.add(read);
-                    started++;
+                while (started < indexes.size() && reads.size() < RestoreSettings.LOCAL_READS_IN_FLIGHT) {
+                    BlockFetch block = blocks.get(indexes.get(started++));
+                    ByteBuffer buffer = buffers.acquire(block.length());
+                    reads.add(new Read(buffer, node.readOwnBlock(block.key(), block.length(), block.crc32c(), buffer)));
                 }
                 Read read = reads.poll();
                 try {
@@ -72,27 +61,13 @@ final class OwnBlockReads {
                             node.self().id(), blocks.get(i).description(), e.getCause().getMessage());
                     allUsable = false;
                 } finally {
-                    read.release(buffers);
+                    buffers.release(read.buffer());
                 }
             }
         } finally {
             // After a failed delivery: a buffer goes back once the read still writing into it is done.
-            reads.forEach(read -> read.result().whenComplete((data, error) -> read.release(buffers)));
+            reads.forEach(read -> read.result().whenComplete((data, error) -> buffers.release(read.buffer())));
         }
         return allUsable;
-    }
-
-    /** Starts a read into a free buffer; waits for one if {@code mustStart}, else returns null when none is free. */
-    @Nullable
-    private static Read start(RingNode node, BlockFetch block, OwnBlockBuffers buffers, boolean mustStart)
-            throws IOException {
-        if (block.length() > buffers.bufferBytes()) {
-            return new Read(null, node.relay(new RelayRequest(block.key(), block.length(), block.crc32c(), List.of())));
-        }
-        ByteBuffer buffer = mustStart ? buffers.acquire() : buffers.tryAcquire();
-        if (buffer == null) {
-            return null;
-        }
-        return new Read(buffer, node.readOwnBlock(block.key(), block.length(), block.crc32c(), buffer));
     }
 }

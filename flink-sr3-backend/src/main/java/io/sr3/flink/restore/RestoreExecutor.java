@@ -79,9 +79,6 @@ public final class RestoreExecutor {
         return new Run(description, blocks, sink).execute();
     }
 
-    /** Own blocks read at once during a restore: as many as the node's I/O threads. */
-    static final int LOCAL_READS_IN_FLIGHT = 4;
-
     /** The state of one restore. */
     private final class Run {
         private final String description;

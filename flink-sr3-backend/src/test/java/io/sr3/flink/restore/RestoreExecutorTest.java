@@ -220,7 +220,7 @@ class RestoreExecutorTest {
 
     @Test
     void ownBlocksAreWrittenFromTheNodesReusedDirectBuffersNotFromNewArrays() throws Exception {
-        List<BlockFetch> own = ownBlocks("b-buffered-", 3 * OwnBlockBuffers.BUFFERS, blockSize());
+        List<BlockFetch> own = ownBlocks("b-buffered-", 3 * RestoreSettings.LOCAL_READS_IN_FLIGHT, blockSize());
         BufferSink sink = new BufferSink();
 
         RestoreReport report = executor(Structure.STAR).restore("own blocks", own, sink);
@@ -228,11 +228,11 @@ class RestoreExecutorTest {
         sink.assertExactly(ownContents);
         assertThat(report.localBlocks()).isEqualTo(own.size());
         assertThat(sink.arrays + sink.heapBuffers).as("blocks handed over in heap arrays").isZero();
-        assertThat(sink.directBuffers).as("distinct buffers").isNotEmpty().hasSizeLessThanOrEqualTo(OwnBlockBuffers.BUFFERS);
+        assertThat(sink.directBuffers).as("distinct buffers").isNotEmpty().hasSizeLessThanOrEqualTo(recovering.config().restore().blockBuffers());
     }
 
     @Test
-    void restoresRunningAtOnceOnOneNodeShareItsBuffersAndBothComplete() throws Exception {
+    void restoresRunningAtOnceOnOneNodeBothCompleteInItsPooledBuffersAndGiveThemBack() throws Exception {
         List<BlockFetch> first = ownBlocks("b-first-", 10, blockSize());
         List<byte[]> firstContents = List.copyOf(ownContents);
         ownContents.clear();
@@ -255,8 +255,9 @@ class RestoreExecutorTest {
         secondSink.assertExactly(ownContents);
         java.util.Set<ByteBuffer> all = new java.util.HashSet<>(firstSink.directBuffers);
         all.addAll(secondSink.directBuffers);
-        assertThat(all).as("buffers of both restores").isNotEmpty().hasSizeLessThanOrEqualTo(OwnBlockBuffers.BUFFERS);
+        assertThat(all).as("buffers of both restores").isNotEmpty().hasSizeLessThanOrEqualTo(recovering.config().restore().blockBuffers());
         assertThat(firstSink.heapBuffers + secondSink.heapBuffers).isZero();
+        assertThat(recovering.blockBuffers().lent()).as("buffers still lent").isZero();
     }
 
     @Test
@@ -342,7 +343,7 @@ class RestoreExecutorTest {
         List<BlockFetch> own = new ArrayList<>();
         Random random = new Random(count * 31L + size);
         for (int i = 0; i < count; i++) {
-            byte[] data = new byte[size - i];
+            byte[] data = new byte[size];
             random.nextBytes(data);
             recovering.store().put(prefix + i, data);
             own.add(new BlockFetch(prefix + i, data.length, crc(data), List.of(recovering.self()), "own block " + i));
