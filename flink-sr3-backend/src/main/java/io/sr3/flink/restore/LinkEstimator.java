@@ -3,6 +3,8 @@ package io.sr3.flink.restore;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.time.Duration;
+import java.util.Collection;
+import java.util.HashMap;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
@@ -103,6 +105,13 @@ public final class LinkEstimator {
         Estimate e = estimates.getOrDefault(peer, Estimate.NONE);
         long now = nanoClock.getAsLong();
         return "rate " + measured(e.rate, e.rateAtNanos, now) + ", round trip " + measured(e.roundTrip, e.roundTripAtNanos, now);
+    }
+
+    /** {@link #source} of each of {@code peers}. */
+    public Map<String, String> sources(Collection<String> peers) {
+        Map<String, String> sources = new HashMap<>();
+        peers.forEach(peer -> sources.put(peer, source(peer)));
+        return sources;
     }
 
     private static String measured(double value, long atNanos, long now) {

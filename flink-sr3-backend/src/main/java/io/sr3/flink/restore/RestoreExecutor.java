@@ -3,7 +3,6 @@ package io.sr3.flink.restore;
 import io.sr3.flink.node.RestoreSettings;
 import io.sr3.flink.node.RelayException;
 import io.sr3.flink.node.RingNode;
-import io.sr3.flink.node.Structure;
 import io.sr3.flink.ring.Member;
 import io.sr3.flink.transport.ErrorCode;
 import io.sr3.flink.transport.RelayRequest;
@@ -41,6 +40,9 @@ import java.util.concurrent.TimeUnit;
  * {@code maxConcurrentFetches} {@code RELAY_BLOCK} requests in flight, round-robin over the
  * holders. A relay request travels up the route and the block travels back down it, verified by
  * every node it crosses, so data flows block by block through the structure, pipelined.
+ *
+ * <p>Blocks this node holds itself are read from its store meanwhile ({@link OwnBlockReads}); a
+ * local copy that fails its check is planned for the network like the others.
  *
  * <p>Holders the failure detector has already taken out of the ring are left out of the plan.
  * Faults: a block refused as corrupt (or missing) anywhere on its route is fetched directly from
@@ -97,6 +99,9 @@ public final class RestoreExecutor {
         private final Set<Integer> inFlight = new HashSet<>();
         /** Blocks with a copy on this node, left out of the plan until that copy was read. */
         private final Set<Integer> readingLocally = new java.util.TreeSet<>();
+        /** This node's own blocks, read while the network fetches the others. */
+        private OwnBlockReads ownReads;
+        private long localBytes;
         private RestorePlan firstPlan;
         private RestorePlan currentPlan;
         private long startNanos;
@@ -129,25 +134,22 @@ public final class RestoreExecutor {
             for (int i = 0; i < blocks.size(); i++) {
                 if (blocks.get(i).holders().stream().anyMatch(h -> h.sameNode(node.self()))) {
                     readingLocally.add(i);
+                    localBytes += blocks.get(i).length();
                 }
             }
             replan();
             firstPlan = currentPlan;
-            long localBytes = 0;
-            for (int i : readingLocally) {
-                localBytes += blocks.get(i).length();
-            }
             double localSeconds = localBytes / network.localReadBytesPerSecond();
-            fill(); // the network works while the local copies are read
-            long localStart = System.nanoTime();
-            boolean allLocalUsable = readLocalBlocks();
-            network.recordLocalRead(localBytes, Duration.ofNanos(System.nanoTime() - localStart));
-            if (!allLocalUsable) {
-                replan(); // a local copy was unusable: its block joins the plan
-            }
+            ownReads = new OwnBlockReads(node, blocks, readingLocally,
+                    (index, data, error) -> arrive(new Outcome(index, List.of(), data, error)));
             while (remaining > 0) {
+                ownReads.fill();
                 fill();
                 Outcome outcome = next();
+                if (outcome.own()) {
+                    takeOwn(outcome);
+                    continue;
+                }
                 inFlight.remove(outcome.index);
                 if (done[outcome.index]) {
                     release(outcome); // a late answer for a block already fetched another way
@@ -172,8 +174,8 @@ public final class RestoreExecutor {
             learnLinks();
             RestoreReport report = new RestoreReport(description, bytes, blocks.size(), localBlocks,
                     firstPlan.assignment().size(), firstPlan.structure(), settings.forced(),
-                    withLocalReads(firstPlan.predictedSeconds(), localSeconds),
-                    actual, refetched, replans, firstPlan.note(), linkSources());
+                    firstPlan.predictedWithLocalReads(localSeconds),
+                    actual, refetched, replans, firstPlan.note(), network.toThisNode().sources(firstPlan.assignment().keySet()));
             LOG.info("[{}] {}", node.self().id(), report.logLine());
             RestoreStats.of(node).record(report);
             RestoreRates.publish(node, report);
@@ -181,29 +183,28 @@ public final class RestoreExecutor {
         }
 
         /**
-         * Every structure's prediction, at least the time this node needs for its own blocks,
-         * which it reads while the network fetches the rest.
+         * One of this node's own blocks was read: delivered, or, when the local copy is unusable,
+         * planned for the network like the others.
          */
-        private Map<Structure, Double> withLocalReads(Map<Structure, Double> predicted, double localSeconds) {
-            Map<Structure, Double> total = new java.util.EnumMap<>(Structure.class);
-            predicted.forEach((structure, seconds) -> total.put(structure, Math.max(seconds, localSeconds)));
-            return total;
-        }
-
-        /**
-         * Blocks this node holds itself need no network: {@link OwnBlockReads} reads them while
-         * the planned fetches are in flight; a bad local copy is left to the plan.
-         *
-         * @return whether every local copy was usable
-         */
-        private boolean readLocalBlocks() throws IOException {
-            List<Integer> local = List.copyOf(readingLocally);
-            readingLocally.clear();
-            return OwnBlockReads.readInOrder(node, blocks, local, (index, data) -> {
-                localBlocks++;
-                node.metrics().bytesRead.addAndGet(data.remaining());
-                deliver(index, data);
-            });
+        private void takeOwn(Outcome outcome) throws IOException {
+            ownReads.taken();
+            readingLocally.remove(outcome.index);
+            if (outcome.error != null) {
+                LOG.warn("[{}] local copy of {} unusable ({}); fetching it from a peer", node.self().id(),
+                        blocks.get(outcome.index).description(), cause(outcome.error).getMessage());
+                replan();
+            } else {
+                try {
+                    localBlocks++;
+                    node.metrics().bytesRead.addAndGet(outcome.data.remaining());
+                    deliver(outcome.index, outcome.data);
+                } finally {
+                    release(outcome);
+                }
+            }
+            if (ownReads.finished()) {
+                network.recordLocalRead(localBytes, Duration.ofNanos(System.nanoTime() - startNanos));
+            }
         }
 
         /** Plans every block not yet received around the unreachable nodes, and queues them. */
@@ -251,12 +252,15 @@ public final class RestoreExecutor {
                 List<String> route = routes.get(index);
                 inFlight.add(index);
                 CompletableFuture<ByteBuffer> fetch = node.relay(new RelayRequest(block.key(), block.length(), block.crc32c(), route));
-                fetch.whenComplete((data, error) -> {
-                    outcomes.add(new Outcome(index, route, data, error));
-                    if (ended) {
-                        releaseUnconsumed();
-                    }
-                });
+                fetch.whenComplete((data, error) -> arrive(new Outcome(index, route, data, error)));
+            }
+        }
+
+        /** Queues an answer or an own block's read for the restoring thread; safe from any thread. */
+        private void arrive(Outcome outcome) {
+            outcomes.add(outcome);
+            if (ended) {
+                releaseUnconsumed();
             }
         }
 
@@ -267,7 +271,7 @@ public final class RestoreExecutor {
                 Outcome outcome = outcomes.poll(waitNanos, TimeUnit.NANOSECONDS);
                 if (outcome == null) {
                     throw new IOException("sr3 restore of " + description + " received nothing for "
-                            + Duration.ofNanos(waitNanos) + " with " + inFlight.size() + " block(s) in flight");
+                            + Duration.ofNanos(waitNanos) + " with " + (inFlight.size() + ownReads.inFlight()) + " block(s) in flight");
                 }
                 return outcome;
             } catch (InterruptedException e) {
@@ -277,8 +281,7 @@ public final class RestoreExecutor {
         }
 
         private void recover(Outcome outcome) throws IOException {
-            Throwable cause = outcome.error instanceof CompletionException && outcome.error.getCause() != null
-                    ? outcome.error.getCause() : outcome.error;
+            Throwable cause = cause(outcome.error);
             ErrorCode code = cause instanceof RelayException relay ? relay.code() : ErrorCode.UPSTREAM_FAILED;
             if (code == ErrorCode.CORRUPT || code == ErrorCode.NOT_FOUND) {
                 refetch(outcome.index, cause.getMessage());
@@ -373,14 +376,6 @@ public final class RestoreExecutor {
          * each one's share says more about this node's inbound port than about its link, so it is
          * not recorded as a link rate.
          */
-        private Map<String, String> linkSources() {
-            Map<String, String> sources = new HashMap<>();
-            for (String holder : firstPlan.assignment().keySet()) {
-                sources.put(holder, network.toThisNode().source(holder));
-            }
-            return sources;
-        }
-
         private void learnLinks() {
             if (receivedByFirstHop.size() != 1) {
                 return;
@@ -390,5 +385,14 @@ public final class RestoreExecutor {
         }
     }
 
-    private record Outcome(int index, List<String> route, @Nullable ByteBuffer data, @Nullable Throwable error) {}
+    /** An answer to a fetch along {@code route}, or an own block's read (no route). */
+    private record Outcome(int index, List<String> route, @Nullable ByteBuffer data, @Nullable Throwable error) {
+        boolean own() {
+            return route.isEmpty();
+        }
+    }
+
+    private static Throwable cause(Throwable error) {
+        return error instanceof CompletionException && error.getCause() != null ? error.getCause() : error;
+    }
 }

@@ -4,6 +4,7 @@ import io.sr3.flink.node.Structure;
 
 import javax.annotation.Nullable;
 
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 
@@ -40,6 +41,16 @@ public record RestorePlan(
     /** Predicted time of the chosen structure. */
     public double predicted() {
         return predictedSeconds.get(structure);
+    }
+
+    /**
+     * Every structure's prediction, at least {@code localSeconds}: the time the restoring node
+     * needs for its own blocks, which it reads while the network fetches the rest.
+     */
+    public Map<Structure, Double> predictedWithLocalReads(double localSeconds) {
+        Map<Structure, Double> total = new EnumMap<>(Structure.class);
+        predictedSeconds.forEach((s, seconds) -> total.put(s, Math.max(seconds, localSeconds)));
+        return total;
     }
 
     public long totalBytes() {

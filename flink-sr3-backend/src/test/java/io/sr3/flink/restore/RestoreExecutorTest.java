@@ -232,6 +232,32 @@ class RestoreExecutorTest {
     }
 
     @Test
+    void ownBlocksAreReadWhileTheNetworkKeepsFetchingTheOthers() throws Exception {
+        List<BlockFetch> all = new ArrayList<>(fetches);
+        all.addAll(ownBlocks("b-mixed-", 300, blockSize()));
+        List<byte[]> expected = new ArrayList<>(contents);
+        expected.addAll(ownContents);
+        BufferSink sink = new BufferSink();
+
+        RestoreReport report = executor(Structure.STAR).restore("own and remote blocks", all, sink);
+
+        sink.assertExactly(expected);
+        assertThat(report.localBlocks()).isEqualTo(300);
+        int lastOwn = 0;
+        int firstRemote = Integer.MAX_VALUE;
+        for (int position = 0; position < sink.order.size(); position++) {
+            if (sink.order.get(position) >= fetches.size()) {
+                lastOwn = position;
+            } else {
+                firstRemote = Math.min(firstRemote, position);
+            }
+        }
+        // Before, the own blocks were all read first, and the fetches beyond the first window waited for them.
+        assertThat(firstRemote).as("position of the first remote block delivered, before the last own one at %d",
+                lastOwn).isLessThan(lastOwn);
+    }
+
+    @Test
     void restoresRunningAtOnceOnOneNodeBothCompleteInItsPooledBuffersAndGiveThemBack() throws Exception {
         List<BlockFetch> first = ownBlocks("b-first-", 10, blockSize());
         List<byte[]> firstContents = List.copyOf(ownContents);
@@ -366,18 +392,19 @@ class RestoreExecutorTest {
         return (int) crc.getValue();
     }
 
-    /** Keeps what the executor delivers and fails on a block delivered twice. */
     /** Copies what it is given and notes whether it came as an array or in which direct buffer. */
     private static class BufferSink implements BlockSink {
         private final java.util.Map<Integer, byte[]> received = new java.util.HashMap<>();
         private final java.util.Set<ByteBuffer> directBuffers =
                 java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+        private final List<Integer> order = new ArrayList<>();
         private int arrays;
         private int heapBuffers;
 
         @Override
         public synchronized void accept(int index, byte[] data) {
             arrays++;
+            order.add(index);
             received.put(index, data.clone());
         }
 
@@ -388,6 +415,7 @@ class RestoreExecutorTest {
             } else {
                 heapBuffers++;
             }
+            order.add(index);
             byte[] copy = new byte[data.remaining()];
             data.duplicate().get(copy);
             assertThat(received.put(index, copy)).as("block %d delivered twice", index).isNull();
