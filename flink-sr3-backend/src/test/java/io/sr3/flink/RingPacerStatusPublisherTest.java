@@ -3,6 +3,7 @@ package io.sr3.flink;
 import io.sr3.flink.node.TestingRing;
 import io.sr3.flink.pacing.Decision.Reason;
 import io.sr3.flink.pacing.PacerStatus;
+import io.sr3.flink.testing.Deadline;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -38,13 +39,13 @@ class RingPacerStatusPublisherTest {
         AtomicLong nanos = new AtomicLong();
         RingPacerStatusPublisher publisher = new RingPacerStatusPublisher("job-2", nanos::get);
         publisher.publish(status(1));
-        TestingRing.awaitCondition(() -> read() != null && read().decisions() == 1, "the first status on the ring");
+        Deadline.poll("the first status on the ring", TestingRing.AWAIT_TIMEOUT, () -> read() != null && read().decisions() == 1);
 
         nanos.addAndGet(RingPacerStatusPublisher.MIN_INTERVAL.toNanos() - 1);
         publisher.publish(status(2)); // within the interval: dropped
         nanos.addAndGet(1);
         publisher.publish(status(3));
-        TestingRing.awaitCondition(() -> read().decisions() == 3, "the third status on the ring");
+        Deadline.poll("the third status on the ring", TestingRing.AWAIT_TIMEOUT, () -> read().decisions() == 3);
 
         publisher.clear();
         assertThat(read()).isNull();

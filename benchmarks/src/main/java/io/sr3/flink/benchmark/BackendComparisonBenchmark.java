@@ -2,13 +2,13 @@ package io.sr3.flink.benchmark;
 
 import io.sr3.flink.harness.BenchmarkMain;
 import io.sr3.flink.harness.FlinkSettings;
-import io.sr3.flink.harness.JobProbe;
 import io.sr3.flink.harness.JobProbe.CheckpointRecord;
+import io.sr3.flink.harness.JobProbe;
 import io.sr3.flink.harness.MachineDescription;
 import io.sr3.flink.harness.Stats;
 import io.sr3.flink.harness.TestJobs;
+import io.sr3.flink.node.TestingRing;
 import io.sr3.flink.testing.EmbeddedCluster;
-import io.sr3.flink.testing.InJvmRing;
 import io.sr3.flink.testjob.RunRegistry;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
@@ -177,7 +177,7 @@ public final class BackendComparisonBenchmark {
         String name = backend.label + "-" + round + "-" + runDir.getFileName();
         Configuration config = configuration(backend, runDir);
         say("--- %s, round %d", backend.label, round);
-        InJvmRing ring = backend == Backend.SR3 ? InJvmRing.start(config, RING_NODES, runDir.resolve("r")) : null;
+        TestingRing ring = backend == Backend.SR3 ? TestingRing.start(config, RING_NODES, runDir.resolve("r")) : null;
         try (EmbeddedCluster cluster = EmbeddedCluster.start(config, TASK_MANAGERS, SLOTS_PER_TASK_MANAGER,
                 runDir.resolve("f"))) {
             Throughput throughput = throughputPhase(cluster, config, name + "-throughput", THROUGHPUT_RECORDS);
@@ -195,7 +195,7 @@ public final class BackendComparisonBenchmark {
         Path runDir = Files.createTempDirectory(tmp, "w");
         Configuration config = configuration(backend, runDir);
         say("--- warm-up (not measured): %s", backend.label);
-        InJvmRing ring = backend == Backend.SR3 ? InJvmRing.start(config, RING_NODES, runDir.resolve("r")) : null;
+        TestingRing ring = backend == Backend.SR3 ? TestingRing.start(config, RING_NODES, runDir.resolve("r")) : null;
         try (EmbeddedCluster cluster = EmbeddedCluster.start(config, TASK_MANAGERS, SLOTS_PER_TASK_MANAGER,
                 runDir.resolve("f"))) {
             throughputPhase(cluster, config, "warm-up-" + backend.label + "-" + runDir.getFileName(), WARM_UP_RECORDS);
@@ -254,7 +254,7 @@ public final class BackendComparisonBenchmark {
         }
     }
 
-    private RunResult restorePhase(EmbeddedCluster cluster, @Nullable InJvmRing ring, Configuration config,
+    private RunResult restorePhase(EmbeddedCluster cluster, @Nullable TestingRing ring, Configuration config,
             String runId, Backend backend, int round, Throughput throughput) throws Exception {
         TestJobSpec spec = TestJobSpec.of(runId).withRecords(RECORDS, RATE).withKeys(KEYS)
                 .withPayload(PAYLOAD_BYTES, PAYLOAD_SLOTS).withFailure(TestJobSpec.FailureMode.WHEN_ARMED, 0);
@@ -306,7 +306,7 @@ public final class BackendComparisonBenchmark {
             long ringWritten = 0;
             if (ring != null) {
                 for (int i = 0; i < ring.size(); i++) {
-                    ringWritten += InJvmRing.metrics(ring.node(i)).bytesWritten();
+                    ringWritten += TestingRing.metrics(ring.node(i)).bytesWritten();
                 }
             }
             say("restore: checkpoint %s (%s) restored; failure -> all running %s (longest task restore %s), "

@@ -10,10 +10,10 @@ import io.sr3.flink.harness.MachineDescription;
 import io.sr3.flink.harness.ResultFiles;
 import io.sr3.flink.harness.ResultPlots;
 import io.sr3.flink.harness.TestJobs;
+import io.sr3.flink.node.TestingRing;
 import io.sr3.flink.testing.EmbeddedCluster;
-import io.sr3.flink.testing.InJvmRing;
-import io.sr3.flink.testjob.BurstSchedule;
 import io.sr3.flink.testjob.BurstSchedule.Phase;
+import io.sr3.flink.testjob.BurstSchedule;
 import io.sr3.flink.testjob.BurstyRuns;
 import io.sr3.flink.testjob.BurstyTestJob;
 import io.sr3.flink.testjob.LatencyHistogram;
@@ -249,7 +249,7 @@ public final class PacingBenchmark {
         // that the keyed operator (CPU-bound work) needs during a burst.
         config.setString("execution.checkpointing.incremental", "false");
         config.setString("sr3.working-state", "heap");
-        InJvmRing ring = InJvmRing.start(config, 3, runDir.resolve("r"));
+        TestingRing ring = TestingRing.start(config, 3, runDir.resolve("r"));
         TestJobSpec spec = BurstyTestJob.spec(runId, SCHEDULE).withKeys(KEYS).withPayload(PAYLOAD_BYTES, PAYLOAD_SLOTS);
         try (EmbeddedCluster cluster = EmbeddedCluster.start(config, 2, 1, runDir.resolve("f"))) {
             Configuration job = new Configuration(config);

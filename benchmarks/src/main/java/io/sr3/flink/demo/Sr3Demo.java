@@ -1,13 +1,13 @@
 package io.sr3.flink.demo;
 
 import io.sr3.flink.harness.FlinkSettings;
-import io.sr3.flink.harness.JobProbe;
 import io.sr3.flink.harness.JobProbe.CheckpointRecord;
+import io.sr3.flink.harness.JobProbe;
 import io.sr3.flink.harness.Stats;
 import io.sr3.flink.harness.TestJobs;
 import io.sr3.flink.node.RingNode;
+import io.sr3.flink.node.TestingRing;
 import io.sr3.flink.testing.EmbeddedCluster;
-import io.sr3.flink.testing.InJvmRing;
 import io.sr3.flink.testjob.RunRegistry;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
@@ -104,7 +104,7 @@ public final class Sr3Demo {
                 RECORDS, RECORDS_PER_SECOND, KEYS, Stats.bytes(spec.approximateStateBytes()));
         System.out.println("  logs    : " + tmp.resolve("sr3.log"));
 
-        try (InJvmRing ring = InJvmRing.start(config, RING_NODES, runDir.resolve("ring"));
+        try (TestingRing ring = TestingRing.start(config, RING_NODES, runDir.resolve("ring"));
                 EmbeddedCluster cluster = EmbeddedCluster.start(config, TASK_MANAGERS, SLOTS_PER_TASK_MANAGER,
                         runDir.resolve("flink"))) {
             StringBuilder nodes = new StringBuilder();
@@ -122,7 +122,7 @@ public final class Sr3Demo {
         }
     }
 
-    private int runJob(EmbeddedCluster cluster, InJvmRing ring, Configuration config, TestJobSpec spec)
+    private int runJob(EmbeddedCluster cluster, TestingRing ring, Configuration config, TestJobSpec spec)
             throws Exception {
         JobID jobId = cluster.submit(TestJobs.jobGraph(config, spec, PARALLELISM));
         JobProbe probe = new JobProbe(cluster, jobId);
@@ -148,9 +148,9 @@ public final class Sr3Demo {
         long[] bytesAtKill = ring.bytesStoredPerNode();
         int victimNode = ring.indexHoldingMost();
         int victimTaskManager = cluster.taskManagerWithMostStateInstances(jobId);
-        List<InJvmRing.MetricsSnapshot> metricsAtKill = new ArrayList<>();
+        List<TestingRing.MetricsSnapshot> metricsAtKill = new ArrayList<>();
         for (int i = 0; i < ring.size(); i++) {
-            metricsAtKill.add(InJvmRing.metrics(ring.node(i)));
+            metricsAtKill.add(TestingRing.metrics(ring.node(i)));
         }
         System.out.println();
         say("FAILURE: stopping ring node %s (holds the most: %s) and killing TaskManager %d (hosts the most RocksDB instances)",
@@ -192,14 +192,14 @@ public final class Sr3Demo {
         List<CheckpointRecord> checkpoints = JobProbe.completed(g);
         List<Long> durations = checkpoints.stream().map(CheckpointRecord::endToEndMillis).toList();
         CheckpointRecord last = checkpoints.isEmpty() ? null : checkpoints.get(checkpoints.size() - 1);
-        InJvmRing.MetricsSnapshot readBySurvivors = null;
+        TestingRing.MetricsSnapshot readBySurvivors = null;
         long replicaFallbacks = 0;
         for (int i = 0; i < ring.size(); i++) {
             if (i == victimNode) {
                 continue;
             }
-            InJvmRing.MetricsSnapshot delta = InJvmRing.metrics(ring.node(i)).minus(metricsAtKill.get(i));
-            readBySurvivors = readBySurvivors == null ? delta : new InJvmRing.MetricsSnapshot(
+            TestingRing.MetricsSnapshot delta = TestingRing.metrics(ring.node(i)).minus(metricsAtKill.get(i));
+            readBySurvivors = readBySurvivors == null ? delta : new TestingRing.MetricsSnapshot(
                     readBySurvivors.bytesWritten() + delta.bytesWritten(), readBySurvivors.bytesRead() + delta.bytesRead(),
                     readBySurvivors.bytesReadRemote() + delta.bytesReadRemote(),
                     readBySurvivors.replicaFallbacks() + delta.replicaFallbacks(),
@@ -258,7 +258,7 @@ public final class Sr3Demo {
     }
 
     /** Prints {@link #progress} if {@code dueAt} (epoch millis) has come; returns when it is due next. */
-    private long progressIfDue(AccessExecutionGraph g, InJvmRing ring, long dueAt) {
+    private long progressIfDue(AccessExecutionGraph g, TestingRing ring, long dueAt) {
         if (System.currentTimeMillis() < dueAt) {
             return dueAt;
         }
@@ -266,7 +266,7 @@ public final class Sr3Demo {
         return System.currentTimeMillis() + PROGRESS_EVERY.toMillis();
     }
 
-    private void progress(AccessExecutionGraph g, InJvmRing ring) {
+    private void progress(AccessExecutionGraph g, TestingRing ring) {
         CheckpointRecord last = JobProbe.latestCompleted(g);
         StringBuilder perNode = new StringBuilder();
         long[] bytes = ring.bytesStoredPerNode();

@@ -37,7 +37,7 @@ public final class FlinkSettings {
 
     /**
      * flink-sr3 with RocksDB working state: checkpoints on the in-JVM ring under {@code sr3:///<name>}.
-     * The ring nodes themselves are started by {@link io.sr3.flink.testing.InJvmRing} from the same keys.
+     * The ring nodes themselves are started by {@link io.sr3.flink.node.TestingRing} from the same keys.
      */
     public static Configuration sr3(Configuration base, String checkpointDirectoryName, int replicationFactor) {
         Configuration c = new Configuration(base);

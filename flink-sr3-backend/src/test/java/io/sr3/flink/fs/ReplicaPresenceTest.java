@@ -7,6 +7,7 @@ import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.TestingRing;
 import io.sr3.flink.ring.Member;
 import io.sr3.flink.store.BlockStore;
+import io.sr3.flink.testing.Deadline;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileSystem;
@@ -116,10 +117,10 @@ class ReplicaPresenceTest {
                 .as("the header alone cannot tell").isEqualTo(BlockStore.Presence.State.INTACT);
 
         BlockScrubber scrubber = new BlockScrubber(holder);
-        TestingRing.awaitCondition(() -> {
+        Deadline.poll("the scrubber of " + holder.self() + " to find the damaged block", TestingRing.AWAIT_TIMEOUT, () -> {
             scrubber.run();
             return holder.metrics().corruptBlocksFound.get() == 1;
-        }, "the scrubber of " + holder.self() + " to find the damaged block");
+        });
         assertThat(Files.exists(holder.store().quarantined(block.key()))).as("moved aside").isTrue();
         assertThat(holder.store().contains(block.key())).as("no longer in the store").isFalse();
         assertThat(holder.store().keys("")).noneMatch(k -> k.contains("corrupt"));
@@ -177,10 +178,10 @@ class ReplicaPresenceTest {
             Files.delete(holder.store().directory().resolve(block.key()));
         }
 
-        TestingRing.awaitCondition(() -> {
+        Deadline.poll("the repairing node to count the block as lost", TestingRing.AWAIT_TIMEOUT, () -> {
             repairers.forEach(ReplicaRepairer::run);
             return lostBlocks() == 1;
-        }, "the repairing node to count the block as lost");
+        });
         assertThat(repairWarnings.getMessages()).anySatisfy(m -> assertThat(m).contains(block.key(), "LOST"));
         assertThat(fs.fileBlocks(file).get(3).holders()).as("still named, for fsck and readers")
                 .hasSize(2);
@@ -189,10 +190,10 @@ class ReplicaPresenceTest {
         // A copy comes back (an operator restores it): it is found and replicated, and nothing is lost any more.
         nodeOf(block.holders().get(0)).store().put(block.key(), saved);
         awaitRepaired(block);
-        TestingRing.awaitCondition(() -> {
+        Deadline.poll("no lost block counted", TestingRing.AWAIT_TIMEOUT, () -> {
             repairers.forEach(ReplicaRepairer::run);
             return lostBlocks() == 0;
-        }, "no lost block counted");
+        });
         assertThat(read()).isEqualTo(data);
     }
 
@@ -215,7 +216,7 @@ class ReplicaPresenceTest {
 
     /** Runs the repairers until the manifest lists two holders of {@code block} that hold it intact, data included. */
     private void awaitRepaired(FileBlock block) {
-        TestingRing.awaitCondition(() -> {
+        Deadline.poll("two intact replicas of " + block.key() + " listed in the manifest", TestingRing.AWAIT_TIMEOUT, () -> {
             repairers.forEach(ReplicaRepairer::run);
             try {
                 FileBlock now = fs.fileBlocks(file).stream().filter(b -> b.key().equals(block.key())).findFirst()
@@ -230,7 +231,7 @@ class ReplicaPresenceTest {
             } catch (IOException e) {
                 return false;
             }
-        }, "two intact replicas of " + block.key() + " listed in the manifest");
+        });
     }
 
     private byte[] read() throws IOException {

@@ -5,6 +5,7 @@ import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.RingRole;
 import io.sr3.flink.node.TestingRing;
 import io.sr3.flink.ring.Member;
+import io.sr3.flink.testing.Deadline;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileSystem;
@@ -207,7 +208,7 @@ class ReplicaRepairerTest {
         TestingRing ring = rings.start(2, TestingRing.testConfig());
         try (RingNode client = RingNode.start(TestingRing.testConfig().withRole(RingRole.CLIENT)
                 .withPortAndStore(0, rings.root().resolve("client")))) {
-            TestingRing.awaitCondition(() -> client.membership().members().size() == 2, "the client to see both nodes");
+            Deadline.poll("the client to see both nodes", TestingRing.AWAIT_TIMEOUT, () -> client.membership().members().size() == 2);
             List<String> stored = client.storage().writeAndWait("b-client-test-0", new byte[] {1, 2, 3}, true)
                     .stream().map(m -> m.id()).toList();
             assertThat(stored).hasSize(2).doesNotContain(client.self().id());

@@ -7,6 +7,7 @@ import io.sr3.flink.node.RingStorage;
 import io.sr3.flink.node.TestingRing;
 import io.sr3.flink.node.WriteQuorumException;
 import io.sr3.flink.ring.Member;
+import io.sr3.flink.testing.Deadline;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileSystem;
@@ -94,8 +95,7 @@ class Sr3DurabilityTest {
     }
 
     private void awaitRingSizeSeenBy(RingNode node, int size) {
-        TestingRing.awaitCondition(() -> node.membership().members().size() == size,
-                node.self() + " to see " + size + " member(s)");
+        Deadline.poll(node.self() + " to see " + size + " member(s)", TestingRing.AWAIT_TIMEOUT, () -> node.membership().members().size() == size);
     }
 
     /**
@@ -227,7 +227,7 @@ class Sr3DurabilityTest {
         RingNode returned = ring.restart(away);
         ring.awaitMembers(3);
         assertThat(fs.exists(file)).as("the returning node's old copy does not bring the file back").isFalse();
-        TestingRing.awaitCondition(() -> isTombstone(returned, manifestKey), "read repair of the returned node's copy");
+        Deadline.poll("read repair of the returned node's copy", TestingRing.AWAIT_TIMEOUT, () -> isTombstone(returned, manifestKey));
 
         SweepsAGraceApart sweeps = new SweepsAGraceApart(returned);
         sweeps.next();
@@ -282,9 +282,8 @@ class Sr3DurabilityTest {
         assertThat(ring.node(2).self().nodeId()).isEqualTo(ids[1]);
         assertThat(ring.node(1).self().id()).isNotEqualTo(oldAddresses[0]);
         RingNode reader = ring.node(0);
-        TestingRing.awaitCondition(() -> reader.membership().members().size() == 3
-                && reader.membership().at(oldAddresses[0]).isEmpty() && reader.membership().at(oldAddresses[1]).isEmpty(),
-                "the ring to see both nodes at their new addresses only");
+        Deadline.poll("the ring to see both nodes at their new addresses only", TestingRing.AWAIT_TIMEOUT, () -> reader.membership().members().size() == 3
+                && reader.membership().at(oldAddresses[0]).isEmpty() && reader.membership().at(oldAddresses[1]).isEmpty());
 
         Manifest manifest = new ManifestStore(reader).live(file.toUri().getPath(), "test");
         assertThat(manifest).isNotNull();
@@ -376,7 +375,7 @@ class Sr3DurabilityTest {
         }
         // The losers' blocks go; the winner's stay, each on 2 nodes.
         long winnerBlocks = (contents.get(winners.get(0)).length + BLOCK - 1) / BLOCK;
-        TestingRing.awaitCondition(() -> blocksOnDisk() == winnerBlocks * 2, "the losers' blocks to be deleted");
+        Deadline.poll("the losers' blocks to be deleted", TestingRing.AWAIT_TIMEOUT, () -> blocksOnDisk() == winnerBlocks * 2);
         assertThat(read(fs, file)).isEqualTo(contents.get(winners.get(0)));
     }
 

@@ -3,6 +3,7 @@ package io.sr3.flink.fs;
 import io.sr3.flink.node.BlockUnavailableException;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.TestingRing;
+import io.sr3.flink.testing.Deadline;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileStatus;
@@ -100,14 +101,14 @@ class Sr3FileSystemTest {
             Thread.interrupted();
         }
 
-        TestingRing.awaitCondition(() -> {
+        Deadline.poll("the interrupted file's manifest and blocks to be gone from every node", TestingRing.AWAIT_TIMEOUT, () -> {
             try {
                 return !fs.exists(file)
                         && ring.nodes().stream().mapToLong(n -> n.store().bytesStored()).sum() == storedBefore;
             } catch (IOException e) {
                 throw new java.io.UncheckedIOException(e);
             }
-        }, "the interrupted file's manifest and blocks to be gone from every node");
+        });
     }
 
     /**
@@ -136,7 +137,7 @@ class Sr3FileSystemTest {
                 }
             });
             long closeAfter = BLOCK / 2 + (long) attempt * BLOCK / 8;
-            TestingRing.awaitCondition(() -> written.get() >= closeAfter || writer.isDone(), "the writer to get going");
+            Deadline.poll("the writer to get going", TestingRing.AWAIT_TIMEOUT, () -> written.get() >= closeAfter || writer.isDone());
             try {
                 out.close();
             } catch (IOException e) {

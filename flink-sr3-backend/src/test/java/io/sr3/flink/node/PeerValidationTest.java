@@ -1,5 +1,6 @@
 package io.sr3.flink.node;
 
+import io.sr3.flink.testing.Deadline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -69,7 +70,7 @@ class PeerValidationTest {
 
         // A node started after the claim joins through the next round, which also probed the ghost's address.
         RingNode witness = closing(RingNode.start(TestingRing.testConfig().withPortAndStore(0, root.resolve("witness"))));
-        TestingRing.awaitCondition(() -> witness.self().isIn(node.membership().members()), "a real node to join");
+        Deadline.poll("a real node to join", TestingRing.AWAIT_TIMEOUT, () -> witness.self().isIn(node.membership().members()));
         assertThat(node.membership().isLive(ghost)).as("a claimed member that never answered").isFalse();
         assertThat(node.membership().members()).containsExactlyInAnyOrder(node.self(), witness.self());
     }
@@ -84,7 +85,7 @@ class PeerValidationTest {
         self[0] = new Member("n000000000000peer", "127.0.0.1", peer.address().getPort(), "");
 
         node.client().request(node.self().address(), MessageType.PING, MemberCodec.encode(self[0])).join();
-        TestingRing.awaitCondition(() -> node.membership().isLive(self[0]), "the sender to join once it answers a ping");
+        Deadline.poll("the sender to join once it answers a ping", TestingRing.AWAIT_TIMEOUT, () -> node.membership().isLive(self[0]));
         assertThat(node.membership().current(self[0])).isEqualTo(self[0]);
     }
 
@@ -105,10 +106,9 @@ class PeerValidationTest {
         node.membership().add(dead);
         node.membership().add(replaced);
 
-        TestingRing.awaitCondition(() -> !node.membership().isLive(dead) && !node.membership().isLive(replaced),
-                "both to leave placement while another address answers in the dead node's name");
+        Deadline.poll("both to leave placement while another address answers in the dead node's name", TestingRing.AWAIT_TIMEOUT, () -> !node.membership().isLive(dead) && !node.membership().isLive(replaced));
         int answersSoFar = answered.get();
-        TestingRing.awaitCondition(() -> answered.get() >= answersSoFar + 3, "three more answers in the dead node's name");
+        Deadline.poll("three more answers in the dead node's name", TestingRing.AWAIT_TIMEOUT, () -> answered.get() >= answersSoFar + 3);
         assertThat(node.membership().isLive(dead)).as("answers from another address bring it back").isFalse();
         assertThat(node.membership().members()).containsExactly(node.self());
         assertThat(detectorLog.getMessages().stream().filter(m -> m.contains("the node answering at " + impostorId)))
@@ -129,7 +129,7 @@ class PeerValidationTest {
         String alias = "127.0.0.1:" + peer.address().getPort();
 
         RingNode node = closing(RingNode.start(config.withSeeds(List.of(alias)).withPortAndStore(0, root.resolve("node"))));
-        TestingRing.awaitCondition(() -> node.membership().isLive(self[0]), "the seed's node to join at its own address");
+        Deadline.poll("the seed's node to join at its own address", TestingRing.AWAIT_TIMEOUT, () -> node.membership().isLive(self[0]));
         assertThat(node.membership().current(self[0]).id()).isEqualTo(self[0].id());
         assertThat(detectorLog.getMessages().stream().filter(m -> m.contains(alias))).singleElement().asString()
                 .contains("answers as " + self[0].id());

@@ -1,5 +1,6 @@
 package io.sr3.flink.node;
 
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.transport.BlockBuffers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -32,7 +33,7 @@ class PutIntoLentBuffersTest {
         }
         assertThat(replica.blockBuffers().created()).as("received into direct buffers").isPositive();
         assertThat(replica.blockBuffers().heapFallbacks()).isZero();
-        TestingRing.awaitCondition(() -> replica.blockBuffers().lent() == 0, "the replica to give every buffer back");
+        Deadline.poll("the replica to give every buffer back", TestingRing.AWAIT_TIMEOUT, () -> replica.blockBuffers().lent() == 0);
         assertThat(replica.stats()).containsEntry("blockBuffersLent", 0L).containsEntry("blockBufferHeapFallbacks", 0L);
     }
 }

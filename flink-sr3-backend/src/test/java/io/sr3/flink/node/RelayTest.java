@@ -1,5 +1,6 @@
 package io.sr3.flink.node;
 
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.transport.BlockBuffers;
 import io.sr3.flink.transport.ErrorCode;
 import io.sr3.flink.transport.MessageType;
@@ -94,7 +95,7 @@ class RelayTest {
         for (int i = 0; i < 3; i++) {
             BlockBuffers buffers = ring.node(i).blockBuffers();
             assertThat(buffers.created()).as("node %d used a direct buffer", i).isEqualTo(1);
-            TestingRing.awaitCondition(() -> buffers.lent() == 0, "node " + i + " gives its buffer back");
+            Deadline.poll("node " + i + " gives its buffer back", TestingRing.AWAIT_TIMEOUT, () -> buffers.lent() == 0);
         }
     }
 
@@ -111,7 +112,7 @@ class RelayTest {
         assertThat(((RelayException) failure.getCause()).code()).isEqualTo(ErrorCode.CORRUPT);
         for (int i = 0; i < 3; i++) {
             BlockBuffers buffers = ring.node(i).blockBuffers();
-            TestingRing.awaitCondition(() -> buffers.lent() == 0, "node " + i + " gives its buffer back");
+            Deadline.poll("node " + i + " gives its buffer back", TestingRing.AWAIT_TIMEOUT, () -> buffers.lent() == 0);
         }
     }
 

@@ -1,6 +1,7 @@
 package io.sr3.flink.node;
 
 import io.sr3.flink.ring.Member;
+import io.sr3.flink.testing.Deadline;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -141,8 +142,8 @@ class RingStorageTest {
         ring = TestingRing.start(3, TestingRing.testConfig(), root);
         Member stopped = ring.node(2).self();
         ring.node(2).close();
-        TestingRing.awaitCondition(() -> !ring.node(0).membership().isLive(stopped)
-                && !ring.node(1).membership().isLive(stopped), "the stopped node to leave placement");
+        Deadline.poll("the stopped node to leave placement", TestingRing.AWAIT_TIMEOUT, () -> !ring.node(0).membership().isLive(stopped)
+                && !ring.node(1).membership().isLive(stopped));
         assertThat(ring.node(0).membership().members()).hasSize(2);
     }
 
@@ -152,8 +153,7 @@ class RingStorageTest {
         try (RingNode a = RingNode.start(config.withSecret("alpha").withPortAndStore(0, root.resolve("a")));
                 RingNode b = RingNode.start(config.withSecret("beta").withPortAndStore(0, root.resolve("b")));
                 RingNode c = RingNode.start(config.withSecret("alpha").withPortAndStore(0, root.resolve("c")))) {
-            TestingRing.awaitCondition(() -> a.membership().isLive(c.self()) && c.membership().isLive(a.self()),
-                    "the two nodes sharing the secret to see each other");
+            Deadline.poll("the two nodes sharing the secret to see each other", TestingRing.AWAIT_TIMEOUT, () -> a.membership().isLive(c.self()) && c.membership().isLive(a.self()));
             assertThat(a.membership().isLive(b.self())).isFalse();
             assertThat(b.membership().members()).containsExactly(b.self());
         }
@@ -166,8 +166,7 @@ class RingStorageTest {
         try (RingNode seed = RingNode.start(config.withPortAndStore(0, root.resolve("seed")))) {
             NodeConfig joiner = config.withSeeds(List.of(seed.self().id()));
             try (RingNode other = RingNode.start(joiner.withPortAndStore(0, root.resolve("other")))) {
-                TestingRing.awaitCondition(() -> seed.membership().isLive(other.self()) && other.membership().isLive(seed.self()),
-                        "seed and joiner to see each other");
+                Deadline.poll("seed and joiner to see each other", TestingRing.AWAIT_TIMEOUT, () -> seed.membership().isLive(other.self()) && other.membership().isLive(seed.self()));
             }
         }
     }

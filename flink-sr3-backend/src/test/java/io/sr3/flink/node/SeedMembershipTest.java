@@ -2,6 +2,7 @@ package io.sr3.flink.node;
 
 import io.sr3.flink.Sr3RingNodeMain;
 import io.sr3.flink.ring.Member;
+import io.sr3.flink.testing.Deadline;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -89,7 +90,7 @@ class SeedMembershipTest {
                     "sr3.block.size=64 kb",
                     "sr3.transport.max-frame-size=256 kb");
             Member remote = Member.fromId(awaitReady(child));
-            TestingRing.awaitCondition(() -> !local.membership().at(remote.id()).isEmpty(), "the child to join through the seed");
+            Deadline.poll("the child to join through the seed", TestingRing.AWAIT_TIMEOUT, () -> !local.membership().at(remote.id()).isEmpty());
 
             // Blocks replicate into the other process over the socket.
             List<Member> holders = local.storage().writeAndWait("b-seed-0", new byte[] {4, 2}, true);
@@ -97,7 +98,7 @@ class SeedMembershipTest {
 
             child.destroyForcibly(); // SIGKILL: no goodbye
             assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
-            TestingRing.awaitCondition(() -> local.membership().at(remote.id()).isEmpty(), "the killed child to leave placement");
+            Deadline.poll("the killed child to leave placement", TestingRing.AWAIT_TIMEOUT, () -> local.membership().at(remote.id()).isEmpty());
         }
     }
 
@@ -112,7 +113,7 @@ class SeedMembershipTest {
                     "sr3.store.dir=" + root.resolve("child-store"));
             Member remote = Member.fromId(awaitReady(child));
             // The child probes the seed at start and every 500 ms; wait until several probes were refused.
-            TestingRing.awaitCondition(() -> local.refusedHandshakes() >= 3, "the seed to refuse the child's probes");
+            Deadline.poll("the seed to refuse the child's probes", TestingRing.AWAIT_TIMEOUT, () -> local.refusedHandshakes() >= 3);
             assertThat(local.membership().at(remote.id())).isEmpty();
             assertThat(local.membership().members()).containsExactly(local.self());
         }
@@ -127,8 +128,7 @@ class SeedMembershipTest {
                     "sr3.ring.failure-detector.interval=100 ms",
                     "sr3.store.dir=" + root.resolve("child-store"));
             Member remote = Member.fromId(awaitReady(child));
-            TestingRing.awaitCondition(() -> !local.membership().at(remote.id()).isEmpty(),
-                    "the child with the secret from its environment to join");
+            Deadline.poll("the child with the secret from its environment to join", TestingRing.AWAIT_TIMEOUT, () -> !local.membership().at(remote.id()).isEmpty());
             assertThat(local.refusedHandshakes()).isZero();
         }
     }

@@ -4,8 +4,9 @@ import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.PerTestRingExtension;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.TestingRing;
-import io.sr3.flink.transport.LinkShaper;
+import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.transport.LinkShaper.ShapedLink;
+import io.sr3.flink.transport.LinkShaper;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -88,8 +89,8 @@ class LinkProbeTest {
         RingNode node = ring.node(0);
         LinkEstimator estimates = NetworkView.of(node).toThisNode();
 
-        TestingRing.awaitCondition(() -> estimates.rateAge(ring.node(1).self().id()).isPresent()
-                && estimates.rateAge(ring.node(2).self().id()).isPresent(), "node 0 to measure both peers");
+        Deadline.poll("node 0 to measure both peers", TestingRing.AWAIT_TIMEOUT, () -> estimates.rateAge(ring.node(1).self().id()).isPresent()
+                && estimates.rateAge(ring.node(2).self().id()).isPresent());
 
         assertThat(node.stats().get("linkProbes")).isGreaterThanOrEqualTo(2);
         assertThat(node.stats().get("linkProbeFailures")).isZero();

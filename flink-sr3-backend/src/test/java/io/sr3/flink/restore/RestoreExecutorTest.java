@@ -1,10 +1,11 @@
 package io.sr3.flink.restore;
 
 import io.sr3.flink.node.RestoreSettings;
-import io.sr3.flink.node.Structure;
 import io.sr3.flink.node.RingNode;
+import io.sr3.flink.node.Structure;
 import io.sr3.flink.node.TestingRing;
 import io.sr3.flink.ring.Member;
+import io.sr3.flink.testing.Deadline;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -146,7 +147,7 @@ class RestoreExecutorTest {
         assertThat(report.bytes()).isGreaterThanOrEqualTo(RestoreRates.MIN_BYTES);
 
         RingNode elsewhere = ring.node(3);
-        TestingRing.awaitCondition(() -> slowest(elsewhere).isPresent(), "the restore rate on the ring");
+        Deadline.poll("the restore rate on the ring", TestingRing.AWAIT_TIMEOUT, () -> slowest(elsewhere).isPresent());
         assertThat(slowest(elsewhere).getAsDouble()).isCloseTo(report.bytes() / report.actualSeconds(),
                 org.assertj.core.data.Percentage.withPercentage(1));
     }
@@ -352,8 +353,7 @@ class RestoreExecutorTest {
         assertThat(sink.arrays + sink.heapBuffers).as("blocks handed over in heap memory").isZero();
         assertThat(sink.directBuffers).isNotEmpty();
         for (RingNode node : ring.nodes()) {
-            TestingRing.awaitCondition(() -> node.blockBuffers().lent() == 0,
-                    node.self().id() + " to have every lent buffer back");
+            Deadline.poll(node.self().id() + " to have every lent buffer back", TestingRing.AWAIT_TIMEOUT, () -> node.blockBuffers().lent() == 0);
         }
     }
 

@@ -1,5 +1,7 @@
 package io.sr3.flink.transport;
 
+import io.sr3.flink.node.TestingRing;
+import io.sr3.flink.testing.Deadline;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.netty.channel.nio.NioIoHandler;
@@ -26,7 +28,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.zip.CRC32C;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -73,16 +74,6 @@ class HostilePeerTest {
     private TransportServer echoServer() throws IOException {
         return server(new TransportLimits(HANDSHAKE, Duration.ofMinutes(1), 1024, 600),
                 (request, remote) -> new Frame(MessageType.DATA, 0, request.payload()));
-    }
-
-    private static void awaitCondition(BooleanSupplier condition, String what) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("Timed out waiting for " + what);
-            }
-            TimeUnit.MILLISECONDS.sleep(10);
-        }
     }
 
     // ------------------------------------------------------------------ a raw protocol peer
@@ -237,7 +228,7 @@ class HostilePeerTest {
             assertThat(Payloads.errorCode(answer.payload())).isEqualTo(ErrorCode.UNAUTHENTICATED);
             assertThat(replayer.closedByPeer()).isTrue();
         }
-        awaitCondition(() -> server.refusedHandshakes() == 1, "the refusal to be counted");
+        Deadline.poll("the refusal to be counted", TestingRing.AWAIT_TIMEOUT, () -> server.refusedHandshakes() == 1);
     }
 
     @Test
@@ -319,8 +310,7 @@ class HostilePeerTest {
                 peakOpen = Math.max(peakOpen, server.openConnections());
             }
             // Each one is refused at once (over the limit) or closed at the handshake deadline.
-            awaitCondition(() -> server.refusedConnections() + server.refusedHandshakes() == 500,
-                    "every silent connection to be closed");
+            Deadline.poll("every silent connection to be closed", TestingRing.AWAIT_TIMEOUT, () -> server.refusedConnections() + server.refusedHandshakes() == 500);
             assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(HANDSHAKE.multipliedBy(5));
             assertThat(server.openConnections()).isZero();
             assertThat(peakOpen).as("open at once, per address").isLessThanOrEqualTo(100);

@@ -5,9 +5,9 @@ import io.sr3.flink.CheckpointPacers;
 import io.sr3.flink.Sr3Options;
 import io.sr3.flink.Sr3PacingOptions;
 import io.sr3.flink.WorkingState;
+import io.sr3.flink.node.TestingRing;
 import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testing.EmbeddedCluster;
-import io.sr3.flink.testing.InJvmRing;
 import io.sr3.flink.testjob.BurstSchedule.Phase;
 import io.sr3.flink.testjob.BurstSchedule;
 import io.sr3.flink.testjob.BurstyRuns;
@@ -85,14 +85,14 @@ class Sr3CheckpointPacingITCase {
     @TempDir
     Path tempDir;
 
-    private InJvmRing ring;
+    private TestingRing ring;
     private EmbeddedCluster cluster;
     private String restUrl;
     private String runId;
 
     @BeforeEach
     void startCluster() throws Exception {
-        ring = InJvmRing.start(sr3Options(), 2, tempDir.resolve("ring"));
+        ring = TestingRing.start(sr3Options(), 2, tempDir.resolve("ring"));
         Configuration config = flinkSr3Options();
         config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("48m"));
         // What the pacer reads must be fresh: the defaults (10 s, 3 s) would hide a 10 s burst.

@@ -6,10 +6,10 @@ import io.sr3.flink.Sr3ReplicationOptions;
 import io.sr3.flink.WorkingState;
 import io.sr3.flink.fs.FileBlock;
 import io.sr3.flink.fs.Sr3FileSystem;
+import io.sr3.flink.node.TestingRing;
 import io.sr3.flink.replication.ReplicationMode;
 import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testing.EmbeddedCluster;
-import io.sr3.flink.testing.InJvmRing;
 import io.sr3.flink.testjob.StatefulTestJob;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
@@ -71,12 +71,12 @@ class Sr3CostAwareReplicationITCase {
     @TempDir
     Path tempDir;
 
-    private InJvmRing ring;
+    private TestingRing ring;
     private EmbeddedCluster cluster;
 
     @BeforeEach
     void startCluster() throws Exception {
-        ring = InJvmRing.start(sr3Options(), 4, tempDir.resolve("ring"));
+        ring = TestingRing.start(sr3Options(), 4, tempDir.resolve("ring"));
         Configuration config = sr3Options();
         config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("48m"));
         config.set(MetricOptions.METRIC_FETCHER_UPDATE_INTERVAL, Duration.ofMillis(500));

@@ -5,9 +5,9 @@ import io.sr3.flink.Sr3Options;
 import io.sr3.flink.Sr3StateBackendFactory;
 import io.sr3.flink.WorkingState;
 import io.sr3.flink.node.RingNode;
+import io.sr3.flink.node.TestingRing;
 import io.sr3.flink.testing.Deadline;
 import io.sr3.flink.testing.EmbeddedCluster;
-import io.sr3.flink.testing.InJvmRing;
 import io.sr3.flink.testjob.StatefulTestJob;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
@@ -33,7 +33,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
- * One test's world: an {@link InJvmRing} of {@code ringNodes} sr3 ring nodes (the first one serves
+ * One test's world: an {@link TestingRing} of {@code ringNodes} sr3 ring nodes (the first one serves
  * the {@code sr3://} FileSystem), then an {@link EmbeddedCluster} of {@code 3 x 2} slots, and jobs of
  * {@link StatefulTestJob} configured for flink-sr3. {@link #close} stops the MiniCluster before
  * the ring nodes, so nothing of the job touches the ring after its nodes are gone.
@@ -50,7 +50,7 @@ final class Sr3TestCluster implements AutoCloseable {
     private final WorkingState workingState;
     private final Consumer<Configuration> sr3Tweaks;
     private final String checkpointDirectory;
-    private final InJvmRing ring;
+    private final TestingRing ring;
     private final EmbeddedCluster cluster;
 
     Sr3TestCluster(Path tempDir, WorkingState workingState, int ringNodes) throws Exception {
@@ -62,7 +62,7 @@ final class Sr3TestCluster implements AutoCloseable {
         this.workingState = workingState;
         this.sr3Tweaks = sr3Tweaks;
         this.checkpointDirectory = "sr3:///it/" + tempDir.getFileName() + "-" + System.nanoTime();
-        ring = InJvmRing.start(sr3Options(), ringNodes, tempDir.resolve("ring"));
+        ring = TestingRing.start(sr3Options(), ringNodes, tempDir.resolve("ring"));
         try {
             Configuration config = flinkSr3Options();
             config.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.parse("48m"));
