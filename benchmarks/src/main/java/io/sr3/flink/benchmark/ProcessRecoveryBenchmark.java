@@ -78,6 +78,16 @@ public final class ProcessRecoveryBenchmark {
     static final int TASK_MANAGERS = 4;
     static final int PARALLELISM = 3;
     static final Duration INTERVAL = Duration.ofMillis(1000);
+    /**
+     * For every backend: a restarted subtask goes back to the slot it ran in when that slot is
+     * still there (Flink's slot selection with recovery from local state), with no local backup
+     * copy of any checkpoint, so no backend restores from a local copy. flink-sr3's TaskManagers
+     * then hold every block their subtasks wrote.
+     */
+    static final Map<String, String> STICKY_SLOTS = Map.of(
+            "execution.state-recovery.from-local", "true",
+            "execution.checkpointing.local-backup.enabled", "false");
+
     /** Replica repair as a user runs it: the production defaults, which the test clusters shorten to 0 and 500 ms. */
     static final Duration REPAIR_DELAY = Sr3Options.REPAIR_DELAY.defaultValue();
     static final Duration REPAIR_INTERVAL = Sr3Options.REPAIR_INTERVAL.defaultValue();
@@ -152,6 +162,7 @@ public final class ProcessRecoveryBenchmark {
         try {
             Map<String, String> extra = new LinkedHashMap<>();
             extra.put("metrics.fetcher.update-interval", String.valueOf(WatermarkLag.FETCH_INTERVAL_MILLIS));
+            extra.putAll(STICKY_SLOTS);
             ClusterSpec spec = ClusterSpec.sr3(TASK_MANAGERS, 2).withCheckpointInterval(INTERVAL);
             if (backend == Backend.SR3) {
                 extra.put(Sr3Options.REPAIR_DELAY.key(), REPAIR_DELAY.toMillis() + " ms");

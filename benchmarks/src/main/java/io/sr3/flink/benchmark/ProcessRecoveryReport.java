@@ -166,6 +166,8 @@ final class ProcessRecoveryReport {
                 + "triggered after that has completed: SIGKILL of the first TaskManager running tasks of the job");
         p.put("checkpointIntervalMillis", ProcessRecoveryBenchmark.INTERVAL.toMillis());
         p.put("heartbeat", "interval 1 s, timeout 5 s; restart fixed-delay 500 ms");
+        p.put("slots", "for every backend " + ProcessRecoveryBenchmark.STICKY_SLOTS + ": restarted subtasks go back "
+                + "to their previous slots where those survived; no local backup copies, so no backend restores from one");
         p.put("ringFailureDetector", "interval 250 ms, timeout 2 s (flink-sr3)");
         p.put("replicaRepair", "sr3.repair.delay and sr3.repair.interval at their defaults ("
                 + ProcessRecoveryBenchmark.REPAIR_DELAY + ", " + ProcessRecoveryBenchmark.REPAIR_INTERVAL
