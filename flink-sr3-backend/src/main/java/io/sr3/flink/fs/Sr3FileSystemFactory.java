@@ -7,9 +7,6 @@ import io.sr3.flink.node.RingRole;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.FileSystemFactory;
-import org.slf4j.LoggerFactory;
-
-import java.io.IOException;
 import java.net.URI;
 
 /**
@@ -21,7 +18,8 @@ import java.net.URI;
  * node starts on the first file operation, except in a process whose configuration names
  * {@code sr3.ring.seeds} and has the {@code storage} role (a TaskManager of a real cluster): its
  * node starts in the background as soon as Flink initializes its file systems, so that it is a
- * member of the ring before the JobManager writes the first checkpoint directory.
+ * member of the ring before the JobManager writes the first checkpoint directory; a failed start
+ * is retried ({@link StorageNodeStarter}).
  */
 public final class Sr3FileSystemFactory implements FileSystemFactory {
 
@@ -36,16 +34,7 @@ public final class Sr3FileSystemFactory implements FileSystemFactory {
     public void configure(Configuration config) {
         NodeConfig nodeConfig = Sr3Options.offerToLocalRing(config);
         if (Sr3Options.hasSr3Keys(config) && nodeConfig.role() == RingRole.STORAGE && !nodeConfig.seeds().isEmpty()) {
-            Thread starter = new Thread(() -> {
-                try {
-                    LocalRing.current();
-                } catch (IOException | RuntimeException e) {
-                    LoggerFactory.getLogger(Sr3FileSystemFactory.class)
-                            .warn("Could not start the sr3 ring node of this process; it will start on first use", e);
-                }
-            }, "sr3-ring-start");
-            starter.setDaemon(true);
-            starter.start();
+            StorageNodeStarter.begin(LocalRing::current);
         }
     }
 

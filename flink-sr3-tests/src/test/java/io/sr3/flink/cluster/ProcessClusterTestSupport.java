@@ -8,12 +8,15 @@ import io.sr3.flink.testjob.StatefulTestJob;
 import io.sr3.flink.testjob.TestJobSpec;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -72,6 +75,30 @@ final class ProcessClusterTestSupport {
             Map<String, Map<String, Long>> all = ringStats(stats, taskManagers);
             return all.size() == taskManagers.size()
                     && all.values().stream().allMatch(s -> s.get("ringSize") == size);
-        }, () -> ringStats(stats, taskManagers).toString());
+        }, () -> describeRing(stats, taskManagers));
+    }
+
+    /** Each TaskManager's ring stats, or, for one that does not answer, whether it lives and its log's last ring warnings. */
+    private static String describeRing(RingStatsClient stats, List<FlinkProcess> taskManagers) {
+        Map<String, Map<String, Long>> all = ringStats(stats, taskManagers);
+        StringBuilder description = new StringBuilder(all.toString());
+        for (FlinkProcess tm : taskManagers) {
+            if (!all.containsKey(tm.name())) {
+                description.append("\n").append(tm.name()).append(" (alive: ").append(tm.isAlive())
+                        .append(") does not answer; its last sr3 warnings and errors:\n").append(ringWarnings(tm));
+            }
+        }
+        return description.toString();
+    }
+
+    private static String ringWarnings(FlinkProcess tm) {
+        Path log = tm.directory().resolve(tm.name() + ".log");
+        try (Stream<String> lines = Files.lines(log)) {
+            List<String> warnings = lines.filter(l -> (l.contains(" WARN ") || l.contains(" ERROR "))
+                    && (l.contains("sr3") || l.contains("Ring") || l.contains("Exception"))).toList();
+            return String.join("\n", warnings.subList(Math.max(0, warnings.size() - 10), warnings.size()));
+        } catch (IOException | UncheckedIOException e) {
+            return "(no log at " + log + ": " + e + ")";
+        }
     }
 }
