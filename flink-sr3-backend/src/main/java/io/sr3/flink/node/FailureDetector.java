@@ -146,7 +146,7 @@ final class FailureDetector {
                 Member responder = members.get(0);
                 lastAnswerNanos.put(responder.nodeId(), now);
                 // Every ping is a round trip the restore planner learns from, without a probe of its own.
-                node.recordRoundTrip(responder.id(), Duration.ofNanos(now - sent));
+                node.links().roundTrip(responder.id(), Duration.ofNanos(now - sent));
                 hearsay.remove(responder.nodeId());
                 node.membership().add(responder);
                 for (Member other : node.membership().at(address)) {

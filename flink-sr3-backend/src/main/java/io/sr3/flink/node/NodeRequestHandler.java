@@ -9,6 +9,7 @@ import io.sr3.flink.store.CorruptBlockException;
 import io.sr3.flink.transport.BlockBuffers;
 import io.sr3.flink.transport.ErrorCode;
 import io.sr3.flink.transport.Frame;
+import io.sr3.flink.transport.MeasuredLink;
 import io.sr3.flink.transport.MessageType;
 import io.sr3.flink.transport.Payloads;
 import io.sr3.flink.transport.RelayRequest;
@@ -134,6 +135,7 @@ final class NodeRequestHandler implements RequestHandler {
                         Payloads.checkBlocks(request.payload()))));
                 case LIST_KEYS -> data(Payloads.stringList(node.store().keys(Payloads.utf8(request.payload()))));
                 case STATS -> data(Payloads.longMap(node.stats()));
+                case LINKS -> data(MeasuredLink.encode(node.links().report()));
                 case PING -> {
                     if (request.payload().length > 0) { // empty: a client node, never a member
                         // A claim, not proof: any connection can send any record. It joins once it answers a ping itself.

@@ -8,6 +8,7 @@ import io.sr3.flink.transport.BlockBuffers;
 import io.sr3.flink.transport.Crc32c;
 import io.sr3.flink.transport.ErrorCode;
 import io.sr3.flink.transport.Frame;
+import io.sr3.flink.transport.MeasuredLink;
 import io.sr3.flink.transport.MessageType;
 import io.sr3.flink.transport.Payloads;
 import io.sr3.flink.transport.RelayRequest;
@@ -57,8 +58,8 @@ final class PeerClient {
     /**
      * @param blockBuffers the buffers {@code transport} receives blocks into, which relays read
      *     this node's own blocks into as well
-     * @param transfers told of every block read from another node, for the estimates of the
-     *     links from peers (see {@link RingNode#onTransfer})
+     * @param transfers told of every block read from another node or sent to one, for the
+     *     estimates of the links (see {@link LinkObservations#onTransfer})
      */
     PeerClient(Member self, NodeConfig config, BlockStore store, Membership membership, TransportClient transport,
             BlockBuffers blockBuffers, ExecutorService io, BooleanSupplier running, LongSupplier nanoClock,
@@ -76,16 +77,20 @@ final class PeerClient {
         this.transfers = transfers;
     }
 
-    /** Runs {@code request}, a read of {@code bytes} from {@code peer}, and reports it once answered. */
-    private <T> CompletableFuture<T> timed(Member peer, long bytes, Supplier<CompletableFuture<T>> request) {
-        AtomicInteger count = inFlight.computeIfAbsent(peer.id(), id -> new AtomicInteger());
+    /**
+     * Runs {@code request}, a block of {@code bytes} read from {@code peer} or sent to it, and
+     * reports it once answered. Reads and sends are counted apart: they share no direction.
+     */
+    private <T> CompletableFuture<T> timed(Member peer, Transfer.Direction direction, long bytes,
+            Supplier<CompletableFuture<T>> request) {
+        AtomicInteger count = inFlight.computeIfAbsent(direction + peer.id(), id -> new AtomicInteger());
         int concurrent = count.incrementAndGet();
         long start = nanoClock.getAsLong();
         CompletableFuture<T> answer = request.get();
         answer.whenComplete((result, error) -> {
             count.decrementAndGet();
             if (error == null) {
-                transfers.accept(new Transfer(peer.id(), bytes < 0 ? sizeOf(result) : bytes,
+                transfers.accept(new Transfer(peer.id(), direction, bytes < 0 ? sizeOf(result) : bytes,
                         Duration.ofNanos(nanoClock.getAsLong() - start), concurrent));
             }
         });
@@ -107,8 +112,9 @@ final class PeerClient {
                 return null;
             });
         }
-        return transport.request(target.address(), Payloads.putBlock(key, data, crc32c), requestTimeout)
-                .thenApply(f -> null);
+        return timed(target, Transfer.Direction.SENT, data.length,
+                () -> transport.request(target.address(), Payloads.putBlock(key, data, crc32c), requestTimeout)
+                        .thenApply(f -> null));
     }
 
     CompletableFuture<BlockStore.Swap> compareAndPut(Member target, String key, @Nullable byte[] expected,
@@ -125,7 +131,7 @@ final class PeerClient {
         if (target.sameNode(self)) {
             return local(() -> store.get(key));
         }
-        return timed(target, -1,
+        return timed(target, Transfer.Direction.RECEIVED, -1,
                 () -> transport.request(target.address(), MessageType.GET_BLOCK, Payloads.utf8(key)).thenApply(Frame::payload));
     }
 
@@ -137,7 +143,7 @@ final class PeerClient {
         if (target.sameNode(self)) {
             return local(() -> store.get(key, length, crc32c));
         }
-        return timed(target, length,
+        return timed(target, Transfer.Direction.RECEIVED, length,
                 () -> transport.request(target.address(), MessageType.GET_BLOCK, Payloads.utf8(key)).thenApply(answer -> {
                     String problem = RingStorage.check(answer, length, crc32c);
                     if (problem != null) {
@@ -189,7 +195,10 @@ final class PeerClient {
         Member hop = Member.fromId(route.get(0));
         String source = hop.id();
         Duration deadline = requestTimeout.multipliedBy(route.size());
-        return transport.requestBlock(hop.address(), new Frame(MessageType.RELAY_BLOCK, 0, request.next().encode()), deadline)
+        Supplier<CompletableFuture<Frame>> fetch = () -> transport.requestBlock(hop.address(),
+                new Frame(MessageType.RELAY_BLOCK, 0, request.next().encode()), deadline);
+        // Only a hop that serves from its own store times its link; a longer route times the chain behind it.
+        return (route.size() == 1 ? timed(hop, Transfer.Direction.RECEIVED, request.length(), fetch) : fetch.get())
                 .handle((answer, error) -> {
                     if (error != null) {
                         throw new CompletionException(RelayException.from(unwrap(error), request.key(), source, self.id()));
@@ -225,6 +234,12 @@ final class PeerClient {
             return CompletableFuture.completedFuture(running.getAsBoolean());
         }
         return ping(peer.address(), deadline).handle((members, error) -> error == null);
+    }
+
+    /** Asks a peer for the links it measured ({@link MessageType#LINKS}). */
+    CompletableFuture<List<MeasuredLink>> measuredLinks(Member peer, Duration deadline) {
+        return transport.request(peer.address(), MessageType.LINKS, new byte[0], deadline)
+                .thenApply(f -> MeasuredLink.decode(f.payload()));
     }
 
     /** Probes a peer; the answer is its live member list, itself first. A client sends no record: it is never a member. */

@@ -6,6 +6,7 @@ import io.sr3.flink.store.BlockStore;
 import io.sr3.flink.store.NodeIdentity;
 import io.sr3.flink.transport.BlockBuffers;
 import io.sr3.flink.transport.LinkShaper;
+import io.sr3.flink.transport.MeasuredLink;
 import io.sr3.flink.transport.RelayRequest;
 import io.sr3.flink.transport.TransportClient;
 import io.sr3.flink.transport.TransportServer;
@@ -25,11 +26,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BiConsumer;
 import java.util.function.BooleanSupplier;
-import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
@@ -70,8 +68,7 @@ public final class RingNode implements AutoCloseable {
     private final NodeMetrics metrics = new NodeMetrics();
     private final NodeStats stats;
     private final NodeMaintenance maintenance;
-    private final List<BiConsumer<String, Duration>> roundTripListeners = new CopyOnWriteArrayList<>();
-    private final List<Consumer<Transfer>> transferListeners = new CopyOnWriteArrayList<>();
+    private final LinkObservations links = new LinkObservations();
     private final Map<Class<?>, Object> attachments = new ConcurrentHashMap<>();
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -104,7 +101,7 @@ public final class RingNode implements AutoCloseable {
             this.transport = new TransportClient(threads.network, config.security(), config.maxFrameSize(),
                     config.requestTimeout(), blockBuffers);
             this.peers = new PeerClient(self, config, store, membership, transport, blockBuffers, threads.io,
-                    this::isRunning, nanoClock, this::recordTransfer);
+                    this::isRunning, nanoClock, links::transfer);
             this.storage = new RingStorage(this);
             this.stats = new NodeStats(isClient(), membership, store, metrics, server, blockBuffers);
             this.maintenance = new NodeMaintenance(self.id(), threads.maintenance, this::isRunning);
@@ -221,31 +218,9 @@ public final class RingNode implements AutoCloseable {
         return type.cast(attachments.computeIfAbsent(type, t -> factory.apply(this)));
     }
 
-    /** Calls {@code listener} with (peer id, round trip) for every ping a peer answers. */
-    public void onRoundTrip(BiConsumer<String, Duration> listener) {
-        roundTripListeners.add(listener);
-    }
-
-    void recordRoundTrip(String peer, Duration roundTrip) {
-        for (BiConsumer<String, Duration> listener : roundTripListeners) {
-            listener.accept(peer, roundTrip);
-        }
-    }
-
-    /**
-     * Calls {@code listener} for every block this node reads from another node (repair, reads,
-     * restores), on the network thread that completed it: it must not block. Writes are not
-     * reported: their time is the other direction's and the peer's disk, not what the peer can
-     * send here.
-     */
-    public void onTransfer(Consumer<Transfer> listener) {
-        transferListeners.add(listener);
-    }
-
-    private void recordTransfer(Transfer transfer) {
-        for (Consumer<Transfer> listener : transferListeners) {
-            listener.accept(transfer);
-        }
+    /** Round trips and block transfers this node observes, and the links it reports to peers. */
+    public LinkObservations links() {
+        return links;
     }
 
     /** Delays the answers this node receives as if they crossed shaped links. For tests and benchmarks only. */
@@ -368,6 +343,11 @@ public final class RingNode implements AutoCloseable {
     /** Whether {@code peer} answers a probe within {@code deadline}; never completes exceptionally. */
     public CompletableFuture<Boolean> answers(Member peer, Duration deadline) {
         return peers.answers(peer, deadline);
+    }
+
+    /** The links {@code peer} measured from its own transfers; fails if it does not answer within {@code deadline}. */
+    public CompletableFuture<List<MeasuredLink>> measuredLinks(Member peer, Duration deadline) {
+        return peers.measuredLinks(peer, deadline);
     }
 
     // ------------------------------------------------------------------ lifecycle

@@ -104,7 +104,13 @@ public final class LinkEstimator {
     public String source(String peer) {
         Estimate e = estimates.getOrDefault(peer, Estimate.NONE);
         long now = nanoClock.getAsLong();
-        return "rate " + measured(e.rate, e.rateAtNanos, now) + ", round trip " + measured(e.roundTrip, e.roundTripAtNanos, now);
+        return "rate " + measured(e.rate, e.rateAtNanos, now) + ", " + roundTripSource(peer);
+    }
+
+    /** Where the round trip to {@code peer} comes from: "round trip measured 1 s ago", or "round trip default". */
+    public String roundTripSource(String peer) {
+        Estimate e = estimates.getOrDefault(peer, Estimate.NONE);
+        return "round trip " + measured(e.roundTrip, e.roundTripAtNanos, nanoClock.getAsLong());
     }
 
     /** {@link #source} of each of {@code peers}. */

@@ -1,17 +1,24 @@
 package io.sr3.flink.restore;
 
 import io.sr3.flink.node.RingNode;
+import io.sr3.flink.node.Transfer;
+import io.sr3.flink.transport.MeasuredLink;
 
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.LongSupplier;
 
 /**
- * What one node knows about the network around it, kept current from its own transfers (and from
- * explicit probes in benchmarks), and handed to the planner as a {@link NetworkModel} snapshot.
+ * What one node knows about the network around it, kept current from its own transfers, from
+ * what the holders of a restore report of theirs ({@link HolderReports}) and from explicit probes,
+ * and handed to the planner as a {@link NetworkModel} snapshot.
  *
  * <p>Until something is measured, every link is the default (a 1 Gbit/s LAN with a 0.5 ms round
  * trip) and the planner picks star, the right answer on a uniform LAN.
@@ -22,8 +29,14 @@ public final class NetworkView {
     /** What an unmeasured path is assumed to deliver: a 1 Gbit/s LAN. */
     public static final Link DEFAULT_LINK = new Link(125e6, Duration.ofMillis(1).dividedBy(2));
 
-    private final LinkEstimator toThisNode = new LinkEstimator(0.3, DEFAULT_LINK);
-    private final Map<String, Link> between = new ConcurrentHashMap<>();
+    private final LongSupplier nanoClock;
+    private final LinkEstimator toThisNode;
+    /** Links from this node to each peer, learned from the blocks it sent (checkpoint writes, re-replication). */
+    private final LinkEstimator fromThisNode;
+    /** Links between other nodes, keyed {@code "from->to"}: measured by a probe, or reported by one of their ends. */
+    private final Map<String, Heard> between = new ConcurrentHashMap<>();
+    /** Links from peers to this node that only the peers measured (what they sent here), by peer. */
+    private final Map<String, Heard> reportedToThisNode = new ConcurrentHashMap<>();
     private final HolderLoad holderLoad = new HolderLoad();
     private volatile Inbound inbound = new Inbound(DEFAULT_LINK.bytesPerSecond(), 4, 0.0, Duration.ZERO);
     /**
@@ -36,19 +49,62 @@ public final class NetworkView {
     /** The local read rate assumed before a restore measured one. */
     public static final double DEFAULT_LOCAL_READ_BYTES_PER_SECOND = 200e6;
 
+    public NetworkView() {
+        this(System::nanoTime);
+    }
+
+    NetworkView(LongSupplier nanoClock) {
+        this.nanoClock = nanoClock;
+        this.toThisNode = new LinkEstimator(0.3, DEFAULT_LINK, nanoClock);
+        this.fromThisNode = new LinkEstimator(0.3, DEFAULT_LINK, nanoClock);
+    }
+
     /**
      * The view of {@code node}, made on first use (at the node's start, by {@link
      * RestoreNodeExtension}); from then on every ping a peer answers is a round trip it learns
-     * from, and every block read from a peer (repair, reads, restores) a bandwidth sample,
-     * without a probe of its own.
+     * from, every block read from a peer (repair, reads, relays, restores) or sent to one
+     * (checkpoint writes, re-replication) a bandwidth sample, without a probe of its own; and
+     * what it measured is what the node reports to peers that ask.
      */
     public static NetworkView of(RingNode node) {
         return node.attachment(NetworkView.class, n -> {
             NetworkView view = new NetworkView();
-            n.onRoundTrip(view.toThisNode()::recordRoundTrip);
-            n.onTransfer(t -> view.toThisNode().recordTransfer(t.peer(), t.bytes(), t.elapsed(), t.concurrent()));
+            String self = n.self().id();
+            n.links().onRoundTrip(view.toThisNode()::recordRoundTrip);
+            n.links().onTransfer(t -> (t.direction() == Transfer.Direction.RECEIVED ? view.toThisNode : view.fromThisNode)
+                    .recordTransfer(t.peer(), t.bytes(), t.elapsed(), t.concurrent()));
+            n.links().reportFrom(() -> view.measuredLinks(self));
             return view;
         });
+    }
+
+    /**
+     * The links this node measured itself, both directions, for a peer that asks: what each peer
+     * delivered here, and what this node could send to each.
+     */
+    public List<MeasuredLink> measuredLinks(String self) {
+        List<MeasuredLink> links = new ArrayList<>();
+        toThisNode.links().forEach((peer, link) -> toThisNode.rateAge(peer).ifPresent(
+                age -> links.add(new MeasuredLink(peer, self, link.bytesPerSecond(), age))));
+        fromThisNode.links().forEach((peer, link) -> fromThisNode.rateAge(peer).ifPresent(
+                age -> links.add(new MeasuredLink(self, peer, link.bytesPerSecond(), age))));
+        return links.size() > MeasuredLink.MAX_LINKS ? links.subList(0, MeasuredLink.MAX_LINKS) : links;
+    }
+
+    /**
+     * Records a link {@code reporter} measured: between two other nodes it replaces what was heard
+     * of that path before, unless that was measured more recently; towards this node it stands in
+     * for a peer this node never measured itself.
+     */
+    public void hear(MeasuredLink link, String reporter, String self) {
+        long measuredAt = nanoClock.getAsLong() - link.age().toNanos();
+        Heard heard = new Heard(new Link(link.bytesPerSecond(), DEFAULT_LINK.roundTrip()), measuredAt, reporter);
+        if (link.from().equals(self)) {
+            return; // what this node sends: its own estimate is first-hand
+        }
+        Map<String, Heard> target = link.to().equals(self) ? reportedToThisNode : between;
+        String key = link.to().equals(self) ? link.from() : link.from() + "->" + link.to();
+        target.merge(key, heard, (old, now) -> now.measuredAt >= old.measuredAt ? now : old);
     }
 
     /** Links from each peer to this node, learned from transfers. */
@@ -71,9 +127,9 @@ public final class NetworkView {
         return holderLoad;
     }
 
-    /** Records the measured link from holder {@code from} to holder {@code to}. */
+    /** Records the measured link from holder {@code from} to holder {@code to}, measured now by a probe. */
     public void setBetween(String from, String to, Link link) {
-        between.put(from + "->" + to, link);
+        between.put(from + "->" + to, new Heard(link, nanoClock.getAsLong(), "probe"));
     }
 
     /**
@@ -94,10 +150,17 @@ public final class NetworkView {
      */
     public NetworkModel model() {
         Inbound in = inbound;
-        Map<String, Link> toMe = toThisNode.links();
-        Map<String, Link> paths = new HashMap<>(between);
+        Map<String, Link> toMe = new HashMap<>(toThisNode.links());
+        reportedToThisNode.forEach((peer, heard) -> {
+            if (toThisNode.rateAge(peer).isEmpty()) {
+                Link own = toMe.get(peer); // keeps a round trip this node measured
+                toMe.put(peer, new Link(heard.link.bytesPerSecond(), own != null ? own.roundTrip() : DEFAULT_LINK.roundTrip()));
+            }
+        });
+        Map<String, Link> paths = new HashMap<>();
+        between.forEach((path, heard) -> paths.put(path, heard.link));
         for (String from : toMe.keySet()) {
-            if (toThisNode.rateAge(from).isEmpty()) {
+            if (!rateKnown(from)) {
                 continue;
             }
             Link senderBound = new Link(toMe.get(from).bytesPerSecond(), DEFAULT_LINK.roundTrip());
@@ -111,10 +174,37 @@ public final class NetworkView {
                 in.incastPenalty, in.hopStartup);
     }
 
+    /**
+     * Where each estimate the planner uses for {@code holders} comes from, for the restore's log
+     * line: every holder's link to this node (measured here, reported by the holder, or default)
+     * and every path between two of them that was measured or reported.
+     */
+    public Map<String, String> sources(Collection<String> holders) {
+        Map<String, String> sources = new HashMap<>();
+        long now = nanoClock.getAsLong();
+        for (String holder : holders) {
+            Heard reported = reportedToThisNode.get(holder);
+            sources.put(holder, toThisNode.rateAge(holder).isEmpty() && reported != null
+                    ? reported.describe(now) + ", " + toThisNode.roundTripSource(holder)
+                    : toThisNode.source(holder));
+            for (String to : holders) {
+                Heard path = between.get(holder + "->" + to);
+                if (path != null) {
+                    sources.put(holder + "->" + to, path.describe(now));
+                }
+            }
+        }
+        return sources;
+    }
+
+    private boolean rateKnown(String peer) {
+        return toThisNode.rateAge(peer).isPresent() || reportedToThisNode.containsKey(peer);
+    }
+
     /** What a path from a holder nobody measured is assumed to deliver. */
     private Link unmeasuredLink(Map<String, Link> toMe) {
         double[] measured = toMe.entrySet().stream()
-                .filter(e -> toThisNode.rateAge(e.getKey()).isPresent())
+                .filter(e -> rateKnown(e.getKey()))
                 .mapToDouble(e -> e.getValue().bytesPerSecond())
                 .toArray();
         if (measured.length == 0) {
@@ -122,6 +212,15 @@ public final class NetworkView {
         }
         double median = RelayTimer.median(measured);
         return new Link(median, DEFAULT_LINK.roundTrip());
+    }
+
+    /** A link measured elsewhere: by whom ({@code "probe"} for a probe of this node), and when on this node's clock. */
+    private record Heard(Link link, long measuredAt, String reporter) {
+        String describe(long nowNanos) {
+            long seconds = Math.max(0, (nowNanos - measuredAt) / 1_000_000_000L);
+            return "probe".equals(reporter) ? "rate probed " + seconds + " s ago"
+                    : "rate reported by " + reporter + ", measured " + seconds + " s ago";
+        }
     }
 
     private record Inbound(double bytesPerSecond, int incastThreshold, double incastPenalty, Duration hopStartup) {}

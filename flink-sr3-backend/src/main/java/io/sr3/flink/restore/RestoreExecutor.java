@@ -137,6 +137,7 @@ public final class RestoreExecutor {
                     localBytes += blocks.get(i).length();
                 }
             }
+            HolderReports.beforePlanning(node, network, settings, blocks);
             replan();
             firstPlan = currentPlan;
             double localSeconds = localBytes / network.localReadBytesPerSecond();
@@ -175,7 +176,7 @@ public final class RestoreExecutor {
             RestoreReport report = new RestoreReport(description, bytes, blocks.size(), localBlocks,
                     firstPlan.assignment().size(), firstPlan.structure(), settings.forced(),
                     firstPlan.predictedWithLocalReads(localSeconds),
-                    actual, refetched, replans, firstPlan.note(), network.toThisNode().sources(firstPlan.assignment().keySet()));
+                    actual, refetched, replans, firstPlan.note(), network.sources(firstPlan.assignment().keySet()));
             LOG.info("[{}] {}", node.self().id(), report.logLine());
             RestoreStats.of(node).record(report);
             RestoreRates.publish(node, report);

@@ -86,8 +86,9 @@ public final class LinkShaper {
             }
         }
         double inbound = inboundBytesPerSecond / (1 + incastPenalty * Math.max(0, senders - incastThreshold));
-        long inboundStart = Math.max(Math.max(nowNanos, inboundFreeAt), linkStart);
-        inboundFreeAt = inboundStart + (long) (bytes / inbound * 1e9);
+        // The port takes bytes as they arrive, from every sender interleaved: an answer queued behind
+        // its own slow link holds no port time that another sender's answer could use meanwhile.
+        inboundFreeAt = Math.max(nowNanos, inboundFreeAt) + (long) (bytes / inbound * 1e9);
         long delivered = Math.max(linkDone, inboundFreeAt);
         if (bytes >= MIN_SENDER_BYTES) {
             sendingUntil.put(peer, Math.max(sendingUntil.get(peer), delivered));

@@ -64,6 +64,15 @@ public enum MessageType {
      * which the asker treats as "no answer" (the holder still counts).
      */
     CHECK_BLOCKS(18),
+    /**
+     * Ask a node for the links it measured from its own transfers (blocks it read from peers or
+     * sent to them), so that a restoring node learns the links between the holders it plans
+     * through. Payload: empty. Answer: {@link #DATA} holding {@code count i32 | (fromLength u16 |
+     * from utf8 | toLength u16 | to utf8 | bytesPerSecond f64 | ageMillis i64)*} (see {@link
+     * MeasuredLink}). Introduced within protocol version 2; an earlier build answers nothing useful,
+     * which the asker treats as "nothing measured".
+     */
+    LINKS(19),
 
     /** Success without a body. */
     OK(100),
