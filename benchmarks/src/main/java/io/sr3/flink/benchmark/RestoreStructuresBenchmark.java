@@ -58,6 +58,9 @@ public final class RestoreStructuresBenchmark {
     static final long REPEAT_BELOW = 1L << 30;
     /** Fan-in 2 and 8 blocks in flight: the option defaults. */
     static final RestoreSettings SETTINGS = new RestoreSettings(null, 2, 8, RestoreSettings.DEFAULT_PREFETCH_MAX_BYTES);
+    /** Blocks each node reads from each peer it learns a link from, in the runs without a probe: a couple of reads. */
+    static final int LEARNING_READS = 2;
+
     /** 1 MiB probe blocks, 3 samples per median, as many blocks in flight as the restores keep. */
     static final NetworkProbe.Settings PROBE = new NetworkProbe.Settings(1 << 20, 3, SETTINGS.maxConcurrentFetches());
     static final long LOOPBACK_WARM_UP = 64L << 20;
@@ -129,25 +132,37 @@ public final class RestoreStructuresBenchmark {
                 probe = new NetworkProbe(prober, PROBE).probe(ring.holders());
             }
             say("  probe: %s", probe.summary());
+            ring.exchangeBetweenNeighbours(blocks, LEARNING_READS);
             List<RestoreRun> runs = new ArrayList<>();
             for (int repetition = 1; repetition <= repetitions; repetition++) {
+                String description = scenario.name() + " state of " + Stats.bytes(stateBytes);
                 for (Structure requested : ORDER) {
-                    runs.add(restore(ring, probe, blocks, requested, repetition,
-                            scenario.name() + " state of " + Stats.bytes(stateBytes)));
+                    runs.add(restore(ring, probe, blocks, requested, repetition, description));
                 }
+                runs.add(restore(ring, null, blocks, null, repetition, description));
             }
             CaseResult result = new CaseResult(scenario, stateBytes, probe, runs);
-            say("  %s: star %.2f s, line %.2f s, tree %.2f s, auto %.2f s (chose %s): winner %s, auto/best %.2f",
+            say("  %s: star %.2f s, line %.2f s, tree %.2f s, auto %.2f s (chose %s): winner %s, auto/best %.2f; "
+                            + "without a probe %.2f s (chose %s), /best %.2f",
                     Stats.bytes(stateBytes), result.seconds("star"), result.seconds("line"), result.seconds("tree"),
-                    result.seconds("auto"), result.autoChoice(), result.winner(), result.autoRatio());
+                    result.seconds("auto"), result.autoChoice(), result.winner(), result.autoRatio(),
+                    result.seconds(CaseResult.UNPROBED), result.unprobedChoice(), result.unprobedRatio());
             return result;
         }
     }
 
-    private static RestoreRun restore(ShapedRing ring, NetworkProbe.Measurement probe, List<BlockFetch> blocks,
+    /**
+     * One restore on a fresh recovering node that starts from {@code probe}'s numbers, or, with no
+     * probe, from two blocks it reads from every holder first.
+     */
+    private static RestoreRun restore(ShapedRing ring, @Nullable NetworkProbe.Measurement probe, List<BlockFetch> blocks,
             @Nullable Structure requested, int repetition, String description) throws Exception {
         try (RingNode recovering = ring.startRecovering()) {
-            probe.applyTo(NetworkView.of(recovering));
+            if (probe != null) {
+                probe.applyTo(NetworkView.of(recovering));
+            } else {
+                ring.readFromEveryHolder(recovering, blocks, LEARNING_READS);
+            }
             ExactlyOnceSink sink = new ExactlyOnceSink(blocks);
             RestoreReport report = new RestoreExecutor(recovering, SETTINGS.withForced(requested)).restore(description, blocks, sink);
             sink.checkComplete();
@@ -156,7 +171,7 @@ public final class RestoreStructuresBenchmark {
             say("    rep %d %-4s -> %-4s predicted %6.2f s, actual %6.2f s (%4.0f MB/s), error %3.0f%%", repetition,
                     RestoreRun.label(requested), RestoreRun.label(report.structure()), report.predicted(), report.actualSeconds(),
                     report.bytes() / report.actualSeconds() / 1e6, 100 * report.predictionError());
-            return new RestoreRun(repetition, requested, report, learned);
+            return new RestoreRun(repetition, requested, probe != null, report, learned);
         }
     }
 

@@ -25,8 +25,11 @@ public record CaseResult(Scenario scenario, long stateBytes, NetworkProbe.Measur
     /** auto may be at most this much slower than the best forced structure. */
     public static final double AUTO_BAR = 1.10;
 
-    /** The structures forced in every case, then auto. */
-    public static final List<String> LABELS = List.of("star", "line", "tree", "auto");
+    /** auto on a recovering node that measured nothing itself and ran no probe: what the ring learned in passing. */
+    public static final String UNPROBED = "auto-unprobed";
+
+    /** The structures forced in every case, then auto after a probe, then auto without one. */
+    public static final List<String> LABELS = List.of("star", "line", "tree", "auto", UNPROBED);
 
     public CaseResult {
         runs = List.copyOf(runs);
@@ -53,14 +56,28 @@ public record CaseResult(Scenario scenario, long stateBytes, NetworkProbe.Measur
         return seconds("auto") / seconds(winner());
     }
 
+    /** auto-unprobed's median time over the winner's. */
+    public double unprobedRatio() {
+        return seconds(UNPROBED) / seconds(winner());
+    }
+
     public boolean autoWithinBar() {
         return autoRatio() <= AUTO_BAR;
     }
 
     /** What auto executed, over its repetitions ("line", or "star, tree" when they differed). */
     public String autoChoice() {
+        return choice("auto");
+    }
+
+    /** What auto-unprobed executed, over its repetitions. */
+    public String unprobedChoice() {
+        return choice(UNPROBED);
+    }
+
+    private String choice(String label) {
         TreeSet<String> chosen = new TreeSet<>();
-        runs.stream().filter(r -> r.requested() == null).forEach(r -> chosen.add(RestoreRun.label(r.report().structure())));
+        runs.stream().filter(r -> r.label().equals(label)).forEach(r -> chosen.add(RestoreRun.label(r.report().structure())));
         return String.join(", ", chosen);
     }
 
@@ -69,7 +86,7 @@ public record CaseResult(Scenario scenario, long stateBytes, NetworkProbe.Measur
         Map<String, Double> predicted = new LinkedHashMap<>();
         for (Structure s : Structure.values()) {
             List<Double> values = new ArrayList<>();
-            runs.stream().filter(r -> r.requested() == null && r.report().predictedSeconds().containsKey(s))
+            runs.stream().filter(r -> r.label().equals("auto") && r.report().predictedSeconds().containsKey(s))
                     .forEach(r -> values.add(r.report().predictedSeconds().get(s)));
             if (!values.isEmpty()) {
                 predicted.put(RestoreRun.label(s), Stats.of(values).median());
@@ -126,6 +143,8 @@ public record CaseResult(Scenario scenario, long stateBytes, NetworkProbe.Measur
         m.put("winner", winner());
         m.put("autoOverBest", autoRatio());
         m.put("autoWithin10Percent", autoWithinBar());
+        m.put("autoUnprobedChose", unprobedChoice());
+        m.put("autoUnprobedOverBest", unprobedRatio());
         m.put("predictedSecondsByStructure", predicted());
         m.put("probe", probeMap());
         m.put("runs", runs.stream().map(RestoreRun::toMap).toList());

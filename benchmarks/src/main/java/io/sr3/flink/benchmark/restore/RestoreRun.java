@@ -14,16 +14,18 @@ import java.util.Map;
  *
  * @param repetition 1-based
  * @param requested the forced structure, or null for auto
+ * @param probed whether the recovering node started from a {@code NetworkProbe}'s numbers; an
+ *     auto run without one ("auto-unprobed") starts from what ordinary transfers taught the nodes
  * @param report what the executor reported
  * @param learnedMedianLinkBytesPerSecond after the restore: the median link to the recovering node
  *     in its view, i.e. what the executor's own learning made of the probe's numbers
  */
-public record RestoreRun(int repetition, @Nullable Structure requested, RestoreReport report,
+public record RestoreRun(int repetition, @Nullable Structure requested, boolean probed, RestoreReport report,
         double learnedMedianLinkBytesPerSecond) {
 
-    /** "star", "line", "tree" or "auto". */
+    /** "star", "line", "tree", "auto" or "auto-unprobed". */
     public String label() {
-        return label(requested);
+        return requested == null && !probed ? CaseResult.UNPROBED : label(requested);
     }
 
     public static String label(@Nullable Structure structure) {

@@ -13,7 +13,9 @@ import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.SplittableRandom;
 import java.util.zip.CRC32C;
 
@@ -93,6 +95,43 @@ public final class ShapedRing implements AutoCloseable {
                     "block " + i + " of " + blocks + " of the " + scenario.name() + " state"));
         }
         return fetches;
+    }
+
+    /**
+     * Has every holder read {@code reads} blocks from each of its replica neighbours (the holders
+     * it shares blocks with), one at a time, as reads and re-replication would: the transfers
+     * from which the holders learn the paths between them, without a probe.
+     */
+    public void exchangeBetweenNeighbours(List<BlockFetch> blocks, int reads) {
+        Map<String, Integer> done = new HashMap<>();
+        for (BlockFetch block : blocks) {
+            for (Member from : block.holders()) {
+                for (Member to : block.holders()) {
+                    String pair = from.id() + "->" + to.id();
+                    if (!from.equals(to) && done.getOrDefault(pair, 0) < reads) {
+                        node(to).getVerified(from, block.key(), block.length(), block.crc32c()).join();
+                        done.merge(pair, 1, Integer::sum);
+                    }
+                }
+            }
+        }
+    }
+
+    /** Has {@code reader} read {@code reads} blocks from every holder, one at a time. */
+    public void readFromEveryHolder(RingNode reader, List<BlockFetch> blocks, int reads) {
+        Map<String, Integer> done = new HashMap<>();
+        for (BlockFetch block : blocks) {
+            Member holder = block.holders().get(0);
+            if (done.getOrDefault(holder.id(), 0) < reads) {
+                reader.getVerified(holder, block.key(), block.length(), block.crc32c()).join();
+                done.merge(holder.id(), 1, Integer::sum);
+            }
+        }
+    }
+
+    private RingNode node(Member member) {
+        return holders.stream().filter(h -> h.self().equals(member)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException(member + " is not a holder of this ring"));
     }
 
     /**

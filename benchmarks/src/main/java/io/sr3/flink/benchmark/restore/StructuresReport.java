@@ -61,6 +61,12 @@ public record StructuresReport(String command, MachineDescription machine, doubl
             lines.add(String.format(Locale.ROOT, "  %-11s %8s: winner %-4s; auto chose %-10s auto/best %.2f %s", c.scenario().name(),
                     Stats.bytes(c.stateBytes()), c.winner(), c.autoChoice() + ",", c.autoRatio(), c.autoWithinBar() ? "ok" : "MISSED"));
         }
+        lines.add("without a probe (links learned from ordinary transfers and the holders' LINKS reports):");
+        for (CaseResult c : cases) {
+            lines.add(String.format(Locale.ROOT, "  %-11s %8s: winner %-4s; auto chose %-10s auto/best %.2f %s", c.scenario().name(),
+                    Stats.bytes(c.stateBytes()), c.winner(), c.unprobedChoice() + ",", c.unprobedRatio(),
+                    c.unprobedRatio() <= CaseResult.AUTO_BAR ? "ok" : "MISSED"));
+        }
         lines.add(String.format(Locale.ROOT, "  median prediction error over all %d runs: %.0f%%",
                 cases.stream().mapToInt(c -> c.runs().size()).sum(), 100 * medianPredictionError()));
         lanStarOverLoopback().forEach((size, f) -> lines.add(String.format(Locale.ROOT,
@@ -125,14 +131,17 @@ public record StructuresReport(String command, MachineDescription machine, doubl
                 .append(s.tuning().isEmpty() ? "as briefed" : s.tuning()).append(" |\n"));
         md.append("\n## Results (median seconds; 64 MiB-class cases ran five times, 1 GiB-class once)\n\n");
         md.append(plot);
-        md.append("| scenario | state | star | line | tree | auto | auto chose | auto/best | winner | predicted star / line / tree |\n")
-                .append("|---|---|---|---|---|---|---|---|---|---|\n");
+        md.append("| scenario | state | star | line | tree | auto | auto chose | auto/best | winner | predicted star / line / tree "
+                        + "| auto, no probe | chose | no probe/best |\n")
+                .append("|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for (CaseResult c : cases) {
             Map<String, Double> predicted = c.predicted();
-            md.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %.2f | %.2f | %.2f | %s | %.2f%s | %s | %s / %s / %s |\n",
+            md.append(String.format(Locale.ROOT,
+                    "| %s | %s | %.2f | %.2f | %.2f | %.2f | %s | %.2f%s | %s | %s / %s / %s | %.2f | %s | %.2f |\n",
                     c.scenario().name(), Stats.bytes(c.stateBytes()), c.seconds("star"), c.seconds("line"), c.seconds("tree"),
                     c.seconds("auto"), c.autoChoice(), c.autoRatio(), c.autoWithinBar() ? "" : " (missed)", c.winner(),
-                    fmt(predicted.get("star")), fmt(predicted.get("line")), fmt(predicted.get("tree"))));
+                    fmt(predicted.get("star")), fmt(predicted.get("line")), fmt(predicted.get("tree")),
+                    c.seconds(CaseResult.UNPROBED), c.unprobedChoice(), c.unprobedRatio()));
         }
         md.append("\n## What the probe measured (from the recovering node, before the restores)\n\n| scenario | state | measured |\n|---|---|---|\n");
         cases.forEach(c -> md.append("| ").append(c.scenario().name()).append(" | ").append(Stats.bytes(c.stateBytes()))
@@ -148,6 +157,10 @@ public record StructuresReport(String command, MachineDescription machine, doubl
                         r.learnedMedianLinkBytesPerSecond() / 1e6));
             }
         }
+        md.append("\nauto, no probe: a fresh R that ran no probe: before it restores it reads two blocks from every "
+                + "holder, and every holder has read two blocks from each of its replica neighbours, as reads and "
+                + "re-replication would; the restore then asks the holders for the links they measured (LINKS). "
+                + "Nothing tells it its inbound capacity or incast loss.\n");
         md.append("\nR's link estimate after: the median link to R in R's NetworkView once the restore is done. Each run's R "
                 + "starts from the probe's numbers; the executor then folds what each first hop delivered during the restore "
                 + "into them (moving average, weight 0.3).\n");
