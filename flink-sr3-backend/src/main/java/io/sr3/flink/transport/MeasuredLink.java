@@ -80,8 +80,8 @@ public record MeasuredLink(String from, String to, double bytesPerSecond, Durati
         }
         List<MeasuredLink> links = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
-            String from = shortString(buffer, "measured link " + i);
-            String to = shortString(buffer, "measured link " + i);
+            String from = Payloads.utf8(Payloads.shortPrefixed(buffer, "Measured link " + i));
+            String to = Payloads.utf8(Payloads.shortPrefixed(buffer, "Measured link " + i));
             if (buffer.remaining() < 16) {
                 throw new IllegalArgumentException("Measured link " + i + " (" + from + " -> " + to + ") is cut short");
             }
@@ -101,19 +101,5 @@ public record MeasuredLink(String from, String to, double bytesPerSecond, Durati
             throw new IllegalArgumentException("A node id of " + bytes.length + " bytes does not fit a measured link");
         }
         return bytes;
-    }
-
-    private static String shortString(ByteBuffer buffer, String what) {
-        if (buffer.remaining() < 2) {
-            throw new IllegalArgumentException(what + " is cut short before a node id");
-        }
-        int length = buffer.getShort() & 0xFFFF;
-        if (length > buffer.remaining()) {
-            throw new IllegalArgumentException(what + " names a node id of " + length + " bytes with " + buffer.remaining()
-                    + " left");
-        }
-        byte[] bytes = new byte[length];
-        buffer.get(bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
     }
 }

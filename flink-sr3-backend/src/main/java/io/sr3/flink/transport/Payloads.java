@@ -207,7 +207,7 @@ public final class Payloads {
     }
 
     /** {@code length u16 | bytes}, with the length checked against the bytes left. */
-    private static byte[] shortPrefixed(ByteBuffer buffer, String what) {
+    static byte[] shortPrefixed(ByteBuffer buffer, String what) {
         if (buffer.remaining() < 2) {
             throw new IllegalArgumentException(what + " has no length (" + buffer.remaining() + " bytes left)");
         }

@@ -45,10 +45,7 @@ class NetworkViewTest {
         NetworkView view = new NetworkView();
         view.toThisNode().recordTransfer("h0", 40_000_000, Duration.ofSeconds(1));
         view.toThisNode().recordTransfer("h1", 150_000_000, Duration.ofSeconds(1));
-        List<BlockSource> blocks = new ArrayList<>();
-        for (int i = 0; i < 26; i++) {
-            blocks.add(new BlockSource("b" + i, 4 * MIB, List.of(i % 2 == 0 ? "h0" : "h1")));
-        }
+        List<BlockSource> blocks = blocksSplitBetweenH0AndH1();
 
         RestorePlan plan = new RestorePlanner(2).plan(blocks, view.model(), null);
 
@@ -65,10 +62,7 @@ class NetworkViewTest {
         NetworkView view = new NetworkView();
         view.toThisNode().recordTransfer("h0", 40_000_000, Duration.ofSeconds(1));
         view.toThisNode().recordTransfer("h1", 150_000_000, Duration.ofSeconds(1));
-        List<BlockSource> blocks = new ArrayList<>();
-        for (int i = 0; i < 26; i++) {
-            blocks.add(new BlockSource("b" + i, 4 * MIB, List.of(i % 2 == 0 ? "h0" : "h1")));
-        }
+        List<BlockSource> blocks = blocksSplitBetweenH0AndH1();
 
         view.hear(new MeasuredLink("h0", "h1", 1e9, Duration.ofSeconds(2)), "h1", "me");
 
@@ -117,5 +111,14 @@ class NetworkViewTest {
 
         assertThat(view.measuredLinks("me")).extracting(MeasuredLink::from, MeasuredLink::to, MeasuredLink::bytesPerSecond)
                 .containsExactly(org.assertj.core.groups.Tuple.tuple("h0", "me", 40e6));
+    }
+
+    /** 26 blocks of 4 MiB, each held by one holder: the even ones by h0, the odd ones by h1. */
+    private static List<BlockSource> blocksSplitBetweenH0AndH1() {
+        List<BlockSource> blocks = new ArrayList<>();
+        for (int i = 0; i < 26; i++) {
+            blocks.add(new BlockSource("b" + i, 4 * MIB, List.of(i % 2 == 0 ? "h0" : "h1")));
+        }
+        return blocks;
     }
 }

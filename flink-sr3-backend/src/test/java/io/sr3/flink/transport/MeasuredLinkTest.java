@@ -50,7 +50,7 @@ class MeasuredLinkTest {
     void anIdLongerThanTheAnswerIsRefused() {
         ByteBuffer payload = ByteBuffer.allocate(4 + 2 + 20).putInt(1).putShort((short) 60_000);
         assertThatThrownBy(() -> MeasuredLink.decode(payload.array())).isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("node id of 60000 bytes");
+                .hasMessageContaining("Measured link 0 of 60000 bytes exceeds");
     }
 
     @Test
