@@ -11,14 +11,16 @@ import org.apache.flink.core.fs.Path;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
+import java.util.List;
 import java.util.Random;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A node learns the links from its peers from the blocks it reads from them, without a probe or a
- * restore: its restore plans start from measured links. On real sockets in one JVM.
+ * A node learns the links from its peers from the blocks it reads from them, and the links to
+ * them from the blocks it writes there, without a probe or a restore: its restore plans start
+ * from measured links. On real sockets in one JVM.
  */
 class PassiveLinkLearningTest {
 
@@ -27,7 +29,7 @@ class PassiveLinkLearningTest {
     @RegisterExtension final PerTestRingExtension rings = new PerTestRingExtension();
 
     @Test
-    void blocksReadFromAPeerTeachTheLinkFromItButWritesToItDoNot() throws Exception {
+    void blocksReadFromAPeerTeachTheLinkFromItAndWritesToItTheLinkToIt() throws Exception {
         TestingRing ring = rings.start(2, TestingRing.testConfig());
         RingNode writer = ring.node(0);
         RingNode peer = ring.node(1);
@@ -42,6 +44,9 @@ class PassiveLinkLearningTest {
         }
         assertThat(NetworkView.of(writer).toThisNode().source(peer.self().id()))
                 .as("a write's time is the other direction's and the peer's disk").startsWith("rate default");
+        assertThat(NetworkView.of(writer).measuredLinks(writer.self().id())).as("what the writer reports to LINKS")
+                .anySatisfy(link -> assertThat(List.of(link.from(), link.to()))
+                        .containsExactly(writer.self().id(), peer.self().id()));
 
         // Node 1 reads a block from node 0: a sample of the link from node 0 to node 1.
         String key = writer.store().keys("b-").get(0);
