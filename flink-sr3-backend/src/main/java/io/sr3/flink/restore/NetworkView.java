@@ -12,6 +12,7 @@ import java.util.Collection;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
@@ -39,6 +40,8 @@ public final class NetworkView {
     private final Map<String, Heard> reportedToThisNode = new ConcurrentHashMap<>();
     private final HolderLoad holderLoad = new HolderLoad();
     private volatile Inbound inbound = new Inbound(DEFAULT_LINK.bytesPerSecond(), 4, 0.0, Duration.ZERO);
+    /** When {@link #inbound} was last measured on {@link #nanoClock}; {@link Long#MIN_VALUE} while it is the default. */
+    private volatile long inboundMeasuredAt = Long.MIN_VALUE;
     /**
      * How fast this node reads and delivers blocks it holds itself (verify, then write to the
      * restore's destination), learned from restores; until then a local disk through the heap.
@@ -138,6 +141,18 @@ public final class NetworkView {
      */
     public void setInbound(double bytesPerSecond, int incastThreshold, double incastPenalty, Duration hopStartup) {
         this.inbound = new Inbound(bytesPerSecond, incastThreshold, incastPenalty, hopStartup);
+        this.inboundMeasuredAt = nanoClock.getAsLong();
+    }
+
+    /** Records what this node can receive (see {@link #setInbound}), keeping the hop start-up known so far. */
+    public void setInbound(double bytesPerSecond, int incastThreshold, double incastPenalty) {
+        setInbound(bytesPerSecond, incastThreshold, incastPenalty, inbound.hopStartup);
+    }
+
+    /** How long ago this node's inbound capacity and incast loss were measured; empty while they are the default. */
+    public Optional<Duration> inboundAge() {
+        long at = inboundMeasuredAt;
+        return at == Long.MIN_VALUE ? Optional.empty() : Optional.of(Duration.ofNanos(Math.max(0, nanoClock.getAsLong() - at)));
     }
 
     /**

@@ -60,9 +60,10 @@ class LinkProbeTest {
         for (int i = 1; i <= 2; i++) {
             assertThat(ring.node(i).store().keys("link-probe")).as("probe blocks left on node %d", i).isEmpty();
         }
-        // The third run goes back to the peer measured longest ago.
+        // Every link measured: the third run measures the inbound port, the fourth the stalest link again.
         new LinkProbe(node, probes, failures).run();
-        assertThat(estimates.rateAge(first).orElseThrow()).isLessThan(estimates.rateAge(second).orElseThrow());
+        assertThat(NetworkView.of(node).inboundAge()).isPresent();
+        assertThat(new LinkProbe(node, probes, failures).stalestPeer().id()).isIn(first, second);
     }
 
     @Test
@@ -83,16 +84,56 @@ class LinkProbeTest {
         assertThat(NetworkView.of(node).toThisNode().source(peer)).startsWith("rate default");
     }
 
+    /**
+     * Node 0's port takes 20 MB/s from one sender and loses half of it with each more (threshold
+     * 1, penalty 1): once every peer's link was measured, the next run measures the port, and
+     * after that the links again, the stalest first.
+     */
+    @Test
+    void afterEveryLinkTheProbeMeasuresTheInboundPortAndItsIncastLoss() throws Exception {
+        TestingRing ring = rings.start(4, config(Duration.ZERO));
+        RingNode node = ring.node(0);
+        LinkShaper incast = new LinkShaper(SHAPED, 1, 1.0, new ShapedLink(FAST, LATENCY));
+        node.shapeInboundLinks(incast);
+        NetworkView view = NetworkView.of(node);
+        AtomicLong probes = new AtomicLong();
+        AtomicLong failures = new AtomicLong();
+
+        for (int run = 1; run <= 3; run++) {
+            assertThat(new LinkProbe(node, probes, failures).inboundDue()).as("before run %d", run).isFalse();
+            new LinkProbe(node, probes, failures).run();
+        }
+        assertThat(view.inboundAge()).isEmpty();
+        assertThat(new LinkProbe(node, probes, failures).inboundDue()).as("every link measured").isTrue();
+
+        new LinkProbe(node, probes, failures).run();
+
+        assertThat(view.inboundAge()).isPresent();
+        NetworkModel model = view.model();
+        assertThat(model.inbound(1)).as("one sender").isCloseTo(SHAPED, within(0.4 * SHAPED));
+        assertThat(model.inbound(3)).as("three senders share a port that loses half per extra sender")
+                .isLessThan(0.6 * model.inbound(1));
+        assertThat(probes.get()).isEqualTo(4);
+        assertThat(failures.get()).isZero();
+        for (int i = 1; i <= 3; i++) {
+            assertThat(ring.node(i).store().keys("link-probe")).as("probe blocks left on node %d", i).isEmpty();
+        }
+        assertThat(new LinkProbe(node, probes, failures).inboundDue()).as("the port is now fresher than every link").isFalse();
+    }
+
     @Test
     void aNodeWithAProbeIntervalLearnsItsPeersLinksWithoutAnyReadOrRestore() throws Exception {
         TestingRing ring = rings.start(3, config(Duration.ofMillis(100)));
         RingNode node = ring.node(0);
         LinkEstimator estimates = NetworkView.of(node).toThisNode();
 
-        Deadline.poll("node 0 to measure both peers", TestingRing.AWAIT_TIMEOUT, () -> estimates.rateAge(ring.node(1).self().id()).isPresent()
-                && estimates.rateAge(ring.node(2).self().id()).isPresent());
+        // A probe's own relays are passive samples too: a link has a rate before its probe run has ended and counted.
+        Deadline.poll("node 0 to finish probing both peers and its port", TestingRing.AWAIT_TIMEOUT,
+                () -> node.stats().get("linkProbes") >= 3, () -> node.stats().toString());
 
-        assertThat(node.stats().get("linkProbes")).isGreaterThanOrEqualTo(2);
+        assertThat(estimates.rateAge(ring.node(1).self().id())).isPresent();
+        assertThat(estimates.rateAge(ring.node(2).self().id())).isPresent();
+        assertThat(NetworkView.of(node).inboundAge()).isPresent();
         assertThat(node.stats().get("linkProbeFailures")).isZero();
     }
 

@@ -25,11 +25,14 @@ public record CaseResult(Scenario scenario, long stateBytes, NetworkProbe.Measur
     /** auto may be at most this much slower than the best forced structure. */
     public static final double AUTO_BAR = 1.10;
 
-    /** auto on a recovering node that measured nothing itself and ran no probe: what the ring learned in passing. */
-    public static final String UNPROBED = "auto-unprobed";
+    /** auto on a recovering node that ran no probe: what the ring learned in passing. */
+    public static final String UNPROBED = RestoreRun.Knowledge.PASSIVE.label();
 
-    /** The structures forced in every case, then auto after a probe, then auto without one. */
-    public static final List<String> LABELS = List.of("star", "line", "tree", "auto", UNPROBED);
+    /** auto on a recovering node whose light periodic probe swept its links and port once. */
+    public static final String LIGHT_PROBE = RestoreRun.Knowledge.LIGHT_PROBE.label();
+
+    /** The structures forced in every case, then auto after a full probe, without one, and after the light probe. */
+    public static final List<String> LABELS = List.of("star", "line", "tree", "auto", UNPROBED, LIGHT_PROBE);
 
     public CaseResult {
         runs = List.copyOf(runs);
@@ -53,12 +56,12 @@ public record CaseResult(Scenario scenario, long stateBytes, NetworkProbe.Measur
 
     /** auto's median time over the winner's. */
     public double autoRatio() {
-        return seconds("auto") / seconds(winner());
+        return ratio("auto");
     }
 
-    /** auto-unprobed's median time over the winner's. */
-    public double unprobedRatio() {
-        return seconds(UNPROBED) / seconds(winner());
+    /** The median time of the auto runs labelled {@code label} over the winner's. */
+    public double ratio(String label) {
+        return seconds(label) / seconds(winner());
     }
 
     public boolean autoWithinBar() {
@@ -70,12 +73,8 @@ public record CaseResult(Scenario scenario, long stateBytes, NetworkProbe.Measur
         return choice("auto");
     }
 
-    /** What auto-unprobed executed, over its repetitions. */
-    public String unprobedChoice() {
-        return choice(UNPROBED);
-    }
-
-    private String choice(String label) {
+    /** What the auto runs labelled {@code label} executed, over their repetitions. */
+    public String choice(String label) {
         TreeSet<String> chosen = new TreeSet<>();
         runs.stream().filter(r -> r.label().equals(label)).forEach(r -> chosen.add(RestoreRun.label(r.report().structure())));
         return String.join(", ", chosen);
@@ -143,8 +142,10 @@ public record CaseResult(Scenario scenario, long stateBytes, NetworkProbe.Measur
         m.put("winner", winner());
         m.put("autoOverBest", autoRatio());
         m.put("autoWithin10Percent", autoWithinBar());
-        m.put("autoUnprobedChose", unprobedChoice());
-        m.put("autoUnprobedOverBest", unprobedRatio());
+        for (String label : List.of(UNPROBED, LIGHT_PROBE)) {
+            m.put(label + "Chose", choice(label));
+            m.put(label + "OverBest", ratio(label));
+        }
         m.put("predictedSecondsByStructure", predicted());
         m.put("probe", probeMap());
         m.put("runs", runs.stream().map(RestoreRun::toMap).toList());

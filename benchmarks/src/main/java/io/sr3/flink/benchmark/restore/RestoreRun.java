@@ -14,18 +14,37 @@ import java.util.Map;
  *
  * @param repetition 1-based
  * @param requested the forced structure, or null for auto
- * @param probed whether the recovering node started from a {@code NetworkProbe}'s numbers; an
- *     auto run without one ("auto-unprobed") starts from what ordinary transfers taught the nodes
+ * @param knowledge what the recovering node knew of the network when it planned
  * @param report what the executor reported
  * @param learnedMedianLinkBytesPerSecond after the restore: the median link to the recovering node
  *     in its view, i.e. what the executor's own learning made of the probe's numbers
  */
-public record RestoreRun(int repetition, @Nullable Structure requested, boolean probed, RestoreReport report,
+public record RestoreRun(int repetition, @Nullable Structure requested, Knowledge knowledge, RestoreReport report,
         double learnedMedianLinkBytesPerSecond) {
 
-    /** "star", "line", "tree", "auto" or "auto-unprobed". */
+    /** What the recovering node knew of the network before it planned. */
+    public enum Knowledge {
+        /** A full {@code NetworkProbe} of every link and its inbound port. */
+        PROBE("auto"),
+        /** Only what ordinary transfers taught it and the holders ({@code LINKS}). */
+        PASSIVE("auto-unprobed"),
+        /** That, plus one sweep of the light periodic probe ({@code sr3.restore.probe-interval}). */
+        LIGHT_PROBE("auto-light-probe");
+
+        private final String label;
+
+        Knowledge(String label) {
+            this.label = label;
+        }
+
+        public String label() {
+            return label;
+        }
+    }
+
+    /** "star", "line", "tree", or the auto run's {@link Knowledge#label()}. */
     public String label() {
-        return requested == null && !probed ? CaseResult.UNPROBED : label(requested);
+        return requested == null ? knowledge.label() : label(requested);
     }
 
     public static String label(@Nullable Structure structure) {
