@@ -293,9 +293,12 @@ public final class Sr3Options {
                     .defaultValue(Duration.ZERO)
                     .withDescription("How often a storage node measures the link from one of its peers (the one "
                             + "measured longest ago, or never) with a few probe blocks of at most 1 MiB, so that "
-                            + "restore plans start from measured links where no read or restore has measured them "
-                            + "yet. Each probe moves about 8 probe blocks; '0 ms' (the default) probes never, and "
-                            + "links are then learned from reads and restores only.");
+                            + "restore plans start from measured links where no transfer has measured them yet. "
+                            + "Each probe moves about 8 probe blocks; once every link was measured, the next one "
+                            + "measures the node's inbound port with 1 to 4 peers sending at once (about 40 probe "
+                            + "blocks), which is what lets 'auto' choose a tree where many senders overload the port. "
+                            + "'0 ms' (the default) probes never, and links are then learned from reads, writes and "
+                            + "restores only, the inbound port never.");
 
     /** All options, in the order the README lists them. */
     public static List<ConfigOption<?>> all() {
