@@ -31,9 +31,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * <p>Once every live peer's link was measured, the run after the sweep measures this node's
  * inbound port instead (again whenever that measurement is older than every link's): up to
  * {@link #INBOUND_SENDERS} peers, fastest first, stream their probe blocks at once, 1, 2, ...
- * of them, two blocks in flight each, and the aggregates give the port's capacity and incast
- * loss ({@link NetworkProbe#fitInbound}): about 40 probe blocks, what makes a tree or a line win
- * where many senders overload the port. Links between peers are not probed: restores ask the
+ * of them, with as many blocks in flight as a restore keeps ({@code
+ * sr3.restore.max-concurrent-fetches}), and the aggregates give the port's capacity and incast
+ * loss ({@link NetworkProbe#fitInbound}): about 64 probe blocks with the default 8 in flight,
+ * what makes a tree or a line win where many senders overload the port. Links between peers are not probed: restores ask the
  * holders for those ({@code LINKS}).
  *
  * <p>Runs on the node's maintenance thread; a failed run is logged and counted, and the next run
@@ -153,8 +154,10 @@ public final class LinkProbe implements Runnable {
             }
             List<String> ids = List.copyOf(fetch.keySet());
             List<Double> aggregates = new ArrayList<>();
+            // As many blocks in flight as a restore keeps: fewer would measure the round trip of a distant port, not its rate.
+            int window = node.config().restore().maxConcurrentFetches();
             for (int k = 1; k <= ids.size(); k++) {
-                aggregates.add(timer.streamRate(RelayTimer.lanes(ids.subList(0, k), IN_FLIGHT * k), fetch));
+                aggregates.add(timer.streamRate(RelayTimer.lanes(ids.subList(0, k), Math.max(k, window)), fetch));
             }
             NetworkProbe.Inbound fit = NetworkProbe.fitInbound(aggregates);
             view.setInbound(fit.bytesPerSecond(), fit.incastThreshold(), fit.incastPenalty());
