@@ -24,9 +24,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * The light periodic probe of {@code sr3.restore.probe-interval}: each run measures the link from
  * one peer to this node, the one whose rate was measured longest ago (never, first), and writes
  * it into the node's {@link NetworkView}. It places one probe block of at most {@link
- * #MAX_PROBE_BYTES} on the peer, times a few fetches of it and one of a tiny block, streams it
- * with a few in flight, and deletes both: about eight probe blocks' worth of traffic per run, a
- * small share of what a {@link NetworkProbe} of every holder moves.
+ * #MAX_PROBE_BYTES} on the peer, times a few fetches of it and of a tiny block, streams it with
+ * enough in flight to fill the link (two on a LAN, more over a distant link, at most {@code
+ * sr3.restore.max-concurrent-fetches}), and deletes both: about ten probe blocks per run on a
+ * LAN, a small share of what a {@link NetworkProbe} of every holder moves.
  *
  * <p>Once every live peer's link was measured, the run after the sweep measures this node's
  * inbound port instead (again whenever that measurement is older than every link's): up to
@@ -210,7 +211,10 @@ public final class LinkProbe implements Runnable {
             RelayRequest tinyFetch = new RelayRequest(key + "-rtt", tiny.length, Crc32c.of(tiny), List.of(peer.id()));
             timer.timeOnce(tinyFetch); // opens the connection
             double roundTrip = timer.medianSeconds(tinyFetch);
-            double rate = timer.streamRate(RelayTimer.lanes(List.of(peer.id()), IN_FLIGHT), Map.of(peer.id(), bigFetch));
+            // Two blocks in flight fill a LAN link; a distant one needs more, or the stream times the round trip.
+            int window = RelayTimer.window(timer.medianSeconds(bigFetch), roundTrip, node.config().restore().maxConcurrentFetches());
+            double rate = timer.streamRate(RelayTimer.lanes(List.of(peer.id()), Math.max(IN_FLIGHT, window)),
+                    Map.of(peer.id(), bigFetch));
             return new Link(rate, Duration.ofNanos((long) (roundTrip * 1e9)));
         } finally {
             timer.deleteQuietly(peer, key);

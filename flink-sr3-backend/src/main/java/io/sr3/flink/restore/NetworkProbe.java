@@ -222,9 +222,7 @@ public final class NetworkProbe {
             timer.timeOnce(tinyFetch.get(holder)); // opens the connection
             double roundTrip = timer.medianSeconds(tinyFetch.get(holder));
             double single = timer.medianSeconds(bigFetch.get(holder));
-            // Enough blocks in flight that their transmissions cover one whole fetch, round trip included.
-            double transmit = Math.max(single - roundTrip, 1e-6);
-            int window = (int) Math.min(MAX_WINDOW, Math.ceil(single / transmit) + 1);
+            int window = RelayTimer.window(single, roundTrip, MAX_WINDOW);
             links.put(holder, new Link(timer.streamRate(RelayTimer.lanes(List.of(holder), window), bigFetch), seconds(roundTrip)));
         }
         return links;

@@ -69,6 +69,16 @@ final class RelayTimer {
     }
 
     /** {@code count} lanes spread round robin over {@code holders}. */
+    /**
+     * Blocks in flight that keep a link busy: enough that their transmissions cover one whole
+     * fetch, round trip included ({@code single} seconds for a block alone, {@code roundTrip}
+     * for a tiny one), at most {@code max}. On a LAN that is 2; over a distant link, more.
+     */
+    static int window(double single, double roundTrip, int max) {
+        double transmit = Math.max(single - roundTrip, 1e-6);
+        return (int) Math.min(max, Math.ceil(single / transmit) + 1);
+    }
+
     static List<String> lanes(List<String> holders, int count) {
         List<String> lanes = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
