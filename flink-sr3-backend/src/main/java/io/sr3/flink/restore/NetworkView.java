@@ -191,12 +191,14 @@ public final class NetworkView {
 
     /**
      * Where each estimate the planner uses for {@code holders} comes from, for the restore's log
-     * line: every holder's link to this node (measured here, reported by the holder, or default)
-     * and every path between two of them that was measured or reported.
+     * line: this node's inbound port (probed or default), every holder's link to this node
+     * (measured here, reported by the holder, or default) and every path between two of them
+     * that was measured or reported.
      */
     public Map<String, String> sources(Collection<String> holders) {
         Map<String, String> sources = new HashMap<>();
         long now = nanoClock.getAsLong();
+        sources.put("inbound port", inboundAge().map(age -> "probed " + age.toSeconds() + " s ago").orElse("default"));
         for (String holder : holders) {
             Heard reported = reportedToThisNode.get(holder);
             sources.put(holder, toThisNode.rateAge(holder).isEmpty() && reported != null

@@ -109,6 +109,7 @@ class LinkProbeTest {
         new LinkProbe(node, probes, failures).run();
 
         assertThat(view.inboundAge()).isPresent();
+        assertThat(view.sources(List.of())).containsEntry("inbound port", "probed 0 s ago");
         NetworkModel model = view.model();
         assertThat(model.inbound(1)).as("one sender").isCloseTo(SHAPED, within(0.4 * SHAPED));
         assertThat(model.inbound(3)).as("three senders share a port that loses half per extra sender")

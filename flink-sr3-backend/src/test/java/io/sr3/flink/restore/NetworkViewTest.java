@@ -99,7 +99,8 @@ class NetworkViewTest {
         assertThat(model.toRecovering("h0").bytesPerSecond()).as("measured here").isEqualTo(40e6);
         assertThat(model.toRecovering("h1").bytesPerSecond()).as("reported by h1").isEqualTo(80e6);
         assertThat(model.between("h1", "h0").bytesPerSecond()).as("bound by its sender").isEqualTo(80e6);
-        assertThat(view.sources(List.of("h1"))).containsEntry("h1", "rate reported by h1, measured 0 s ago, round trip default");
+        assertThat(view.sources(List.of("h1"))).containsEntry("h1", "rate reported by h1, measured 0 s ago, round trip default")
+                .containsEntry("inbound port", "default");
     }
 
     @Test
