@@ -23,14 +23,21 @@ final class ClusterConfigWriter {
 
     private final ClusterSpec spec;
     private final Path workDir;
+    private final String jobManagerHost;
     private final int rpcPort;
     private final int restPort;
 
-    ClusterConfigWriter(ClusterSpec spec, Path workDir, int rpcPort, int restPort) {
+    ClusterConfigWriter(ClusterSpec spec, Path workDir, String jobManagerHost, int rpcPort, int restPort) {
         this.spec = spec;
         this.workDir = workDir;
+        this.jobManagerHost = jobManagerHost;
         this.rpcPort = rpcPort;
         this.restPort = restPort;
+    }
+
+    /** Where the JobManager's RPC and REST endpoints listen. */
+    String jobManagerHost() {
+        return jobManagerHost;
     }
 
     int restPort() {
@@ -40,22 +47,22 @@ final class ClusterConfigWriter {
     /** The JobManager's keys; with sr3, a client-only ring node (it reads the ring, stores nothing). */
     Map<String, String> jobManager(List<String> seeds) {
         Map<String, String> config = common(seeds);
-        config.put("jobmanager.bind-host", LOCALHOST);
-        config.put("rest.bind-address", LOCALHOST);
+        config.put("jobmanager.bind-host", jobManagerHost);
+        config.put("rest.bind-address", jobManagerHost);
         config.put("jobmanager.memory.process.size", "768m");
         if (spec.sr3()) {
             config.put("sr3.ring.role", "client");
-            config.put("sr3.ring.host", LOCALHOST);
+            config.put("sr3.ring.host", jobManagerHost);
         }
         return config;
     }
 
-    /** A TaskManager's keys: small fixed memory pools, and with sr3 its ring port, zone and store. */
-    Map<String, String> taskManager(List<String> seeds, int ringPort, String zone, Path storeDirectory,
+    /** A TaskManager's keys: its address, small fixed memory pools, and with sr3 its ring port, zone and store. */
+    Map<String, String> taskManager(List<String> seeds, String host, int ringPort, String zone, Path storeDirectory,
             Map<String, String> extraConfig) {
         Map<String, String> config = common(seeds);
-        config.put("taskmanager.host", LOCALHOST);
-        config.put("taskmanager.bind-host", LOCALHOST);
+        config.put("taskmanager.host", host);
+        config.put("taskmanager.bind-host", host);
         config.put("taskmanager.numberOfTaskSlots", String.valueOf(spec.slotsPerTaskManager()));
         config.put("taskmanager.cpu.cores", "1");
         config.put("taskmanager.memory.framework.heap.size", "64m");
@@ -69,6 +76,7 @@ final class ClusterConfigWriter {
         config.put("taskmanager.memory.jvm-overhead.min", "64m");
         config.put("taskmanager.memory.jvm-overhead.max", "64m");
         if (spec.sr3()) {
+            config.put("sr3.ring.host", host);
             config.put("sr3.ring.port", String.valueOf(ringPort));
             config.put("sr3.store.dir", storeDirectory.toString());
             if (!zone.isEmpty()) {
@@ -81,9 +89,9 @@ final class ClusterConfigWriter {
 
     private Map<String, String> common(List<String> seeds) {
         Map<String, String> config = new LinkedHashMap<>();
-        config.put("jobmanager.rpc.address", LOCALHOST);
+        config.put("jobmanager.rpc.address", jobManagerHost);
         config.put("jobmanager.rpc.port", String.valueOf(rpcPort));
-        config.put("rest.address", LOCALHOST);
+        config.put("rest.address", jobManagerHost);
         config.put("rest.port", String.valueOf(restPort));
         config.put("heartbeat.interval", "1000");
         config.put("heartbeat.timeout", "5000");

@@ -21,7 +21,9 @@ import java.util.Map;
 /**
  * A real Flink session cluster of separate JVMs on 127.0.0.1: one JobManager
  * ({@code StandaloneSessionClusterEntrypoint}) and TaskManagers ({@code TaskManagerRunner}), the
- * facade the process-cluster tests and benchmarks use.
+ * facade the process-cluster tests and benchmarks use. Started on a {@link NamespaceNetwork}, the
+ * k-th TaskManager ({@code tm<k>}) runs in host k of that network and the JobManager on its bridge
+ * address, so the kernel shapes the links between TaskManagers.
  *
  * <pre>
  *   ProcessCluster ──► ClusterConfigWriter   the keys of each process, config.yaml, log4j2.properties
@@ -42,23 +44,27 @@ public final class ProcessCluster implements AutoCloseable {
 
     private final ClusterSpec spec;
     private final Path workDir;
+    @Nullable private final NamespaceNetwork network;
     private final ClusterConfigWriter configs;
     private final ProcessLauncher launcher;
-    private final List<Integer> seedRingPorts = new ArrayList<>();
-    /** Ring port and zone of every TaskManager name ever started: a restart reuses them. */
+    private final List<String> seedRingAddresses = new ArrayList<>();
+    /** Host, ring port and zone of every TaskManager name ever started: a restart reuses them. */
     private final Map<String, TaskManagerSlot> taskManagerSlots = new LinkedHashMap<>();
     private FlinkProcess jobManager;
     private ClusterRestClient rest;
     private int taskManagersStarted;
 
-    private ProcessCluster(ClusterSpec spec, Path workDir) {
+    private ProcessCluster(ClusterSpec spec, Path workDir, @Nullable NamespaceNetwork network) {
         this.spec = spec;
         this.workDir = workDir.toAbsolutePath();
-        this.configs = new ClusterConfigWriter(spec, this.workDir, FreePorts.freePort(), FreePorts.freePort());
-        this.launcher = new ProcessLauncher(this.workDir);
-        for (int i = 0; i < spec.taskManagers(); i++) {
-            seedRingPorts.add(FreePorts.freePort());
+        this.network = network;
+        if (network != null && network.hosts() < spec.taskManagers()) {
+            throw new IllegalArgumentException(spec.taskManagers() + " TaskManagers do not fit a network of "
+                    + network.hosts() + " hosts");
         }
+        this.configs = new ClusterConfigWriter(spec, this.workDir, network == null ? LOCALHOST : network.bridgeAddress(),
+                FreePorts.freePort(), FreePorts.freePort());
+        this.launcher = new ProcessLauncher(this.workDir);
     }
 
     /**
@@ -66,12 +72,27 @@ public final class ProcessCluster implements AutoCloseable {
      * all are registered. On failure every started process is killed.
      */
     public static ProcessCluster start(ClusterSpec spec, Path workDir) throws Exception {
-        ProcessCluster cluster = new ProcessCluster(spec, workDir);
+        return start(spec, workDir, null);
+    }
+
+    /**
+     * Like {@link #start(ClusterSpec, Path)}, with the TaskManagers in the hosts of {@code network}
+     * (null: all on 127.0.0.1). The network outlives the cluster: the caller closes it.
+     */
+    public static ProcessCluster start(ClusterSpec spec, Path workDir, @Nullable NamespaceNetwork network)
+            throws Exception {
+        ProcessCluster cluster = new ProcessCluster(spec, workDir, network);
         try {
             Files.createDirectories(cluster.workDir);
-            cluster.startJobManager();
+            List<TaskManagerSlot> initial = new ArrayList<>();
             for (int i = 0; i < spec.taskManagers(); i++) {
-                cluster.startTaskManager(cluster.seedRingPorts.get(i), spec.zoneOf(i));
+                TaskManagerSlot slot = cluster.newSlot(i + 1, spec.zoneOf(i));
+                initial.add(slot);
+                cluster.seedRingAddresses.add(slot.ringAddress());
+            }
+            cluster.startJobManager();
+            for (TaskManagerSlot slot : initial) {
+                cluster.startTaskManager(slot);
             }
             cluster.awaitRegisteredTaskManagers(spec.taskManagers());
             return cluster;
@@ -89,8 +110,8 @@ public final class ProcessCluster implements AutoCloseable {
         }
         jobManager = launcher.launch("jobmanager", configs.jobManager(seeds()),
                 "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint", List.of(), List.of("-Xmx384m"),
-                null);
-        rest = new ClusterRestClient(LOCALHOST, configs.restPort());
+                null, List.of());
+        rest = new ClusterRestClient(configs.jobManagerHost(), configs.restPort());
         Deadline.poll("the JobManager's REST endpoint on port " + configs.restPort(), START_TIMEOUT, () -> {
             ProcessLauncher.assertAlive(jobManager);
             return rest.getJson("/overview") != null;
@@ -99,13 +120,24 @@ public final class ProcessCluster implements AutoCloseable {
 
     /** Starts a replacement TaskManager: a new process with a new ring port, seeded with the original ones. */
     public FlinkProcess startTaskManager(String zone) throws Exception {
-        return startTaskManager(FreePorts.freePort(), zone);
+        return startTaskManager(newSlot(taskManagersStarted + 1, zone));
     }
 
-    private FlinkProcess startTaskManager(int ringPort, String zone) throws Exception {
+    private FlinkProcess startTaskManager(TaskManagerSlot slot) throws Exception {
         String name = "tm" + (++taskManagersStarted);
-        taskManagerSlots.put(name, new TaskManagerSlot(ringPort, zone));
+        taskManagerSlots.put(name, slot);
         return launchTaskManager(name, Map.of());
+    }
+
+    /** Where the {@code number}-th TaskManager started runs: its network host (or 127.0.0.1) and a free ring port. */
+    private TaskManagerSlot newSlot(int number, String zone) {
+        if (network != null && number > network.hosts()) {
+            throw new IllegalStateException("TaskManager " + number + " has no host: the network has " + network.hosts()
+                    + "; restart a TaskManager under its name to run it again in its host");
+        }
+        return network == null
+                ? new TaskManagerSlot(0, LOCALHOST, FreePorts.freePort(), zone)
+                : new TaskManagerSlot(number, network.host(number), FreePorts.freePort(), zone);
     }
 
     /**
@@ -156,11 +188,12 @@ public final class ProcessCluster implements AutoCloseable {
         victims.add(jobManager);
         kill(victims.toArray(new FlinkProcess[0]));
         if (newRingPorts) {
-            seedRingPorts.clear();
+            seedRingAddresses.clear();
             for (FlinkProcess tm : taskManagers) {
-                TaskManagerSlot moved = new TaskManagerSlot(FreePorts.freePort(), taskManagerSlots.get(tm.name()).zone());
+                TaskManagerSlot old = taskManagerSlots.get(tm.name());
+                TaskManagerSlot moved = new TaskManagerSlot(old.networkHost(), old.host(), FreePorts.freePort(), old.zone());
                 taskManagerSlots.put(tm.name(), moved);
-                seedRingPorts.add(moved.ringPort());
+                seedRingAddresses.add(moved.ringAddress());
             }
         }
         startJobManager();
@@ -174,11 +207,12 @@ public final class ProcessCluster implements AutoCloseable {
 
     private FlinkProcess launchTaskManager(String name, Map<String, String> extraConfig) throws Exception {
         TaskManagerSlot slot = taskManagerSlots.get(name);
-        Map<String, String> config = configs.taskManager(seeds(), slot.ringPort(), slot.zone(), storeDirectory(name),
-                extraConfig);
+        Map<String, String> config = configs.taskManager(seeds(), slot.host(), slot.ringPort(), slot.zone(),
+                storeDirectory(name), extraConfig);
         return launcher.launch(name, config, "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
                 List.of("-D", "taskmanager.resource-id=" + name),
-                taskManagerJvmOptions(), spec.sr3() ? LOCALHOST + ":" + slot.ringPort() : null);
+                taskManagerJvmOptions(), spec.sr3() ? slot.ringAddress() : null,
+                network == null ? List.of() : network.commandPrefix(slot.networkHost()));
     }
 
     /**
@@ -198,10 +232,7 @@ public final class ProcessCluster implements AutoCloseable {
 
     /** The initial TaskManagers' ring addresses, then those of TaskManagers started later that are alive. */
     private List<String> seeds() {
-        List<String> seeds = new ArrayList<>();
-        for (int port : seedRingPorts) {
-            seeds.add(LOCALHOST + ":" + port);
-        }
+        List<String> seeds = new ArrayList<>(seedRingAddresses);
         for (FlinkProcess tm : liveTaskManagers()) {
             if (tm.ringAddress() != null && !seeds.contains(tm.ringAddress())) {
                 seeds.add(tm.ringAddress());
@@ -352,6 +383,15 @@ public final class ProcessCluster implements AutoCloseable {
         FileUtils.deleteDirectoryQuietly(configs.fileCheckpoints().toFile());
     }
 
-    /** What a TaskManager keeps across restarts besides its name and store directory. */
-    private record TaskManagerSlot(int ringPort, String zone) {}
+    /**
+     * What a TaskManager keeps across restarts besides its name and store directory.
+     *
+     * @param networkHost its host in the cluster's {@link NamespaceNetwork}, 0 without one
+     * @param host its address: the network host's, or 127.0.0.1
+     */
+    private record TaskManagerSlot(int networkHost, String host, int ringPort, String zone) {
+        String ringAddress() {
+            return host + ":" + ringPort;
+        }
+    }
 }

@@ -65,16 +65,17 @@ public final class ProcessLauncher implements AutoCloseable {
 
     /**
      * Writes {@code config} (with {@code io.tmp.dirs} set to the process's {@code tmp/}) into
-     * {@code <workDir>/<name>/} and starts {@code mainClass --configDir <that directory> args}.
+     * {@code <workDir>/<name>/} and starts {@code mainClass --configDir <that directory> args},
+     * after {@code commandPrefix} (such as {@code ip netns exec <namespace>}, which execs the JVM).
      */
     FlinkProcess launch(String name, Map<String, String> config, String mainClass, List<String> args,
-            List<String> jvmOptions, @Nullable String ringAddress) throws IOException {
+            List<String> jvmOptions, @Nullable String ringAddress, List<String> commandPrefix) throws IOException {
         Path dir = Files.createDirectories(workDir.resolve(name));
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
         Path log = dir.resolve(name + ".log");
         config.put("io.tmp.dirs", tmp.toString());
         ClusterConfigWriter.write(dir, config, log);
-        List<String> command = new ArrayList<>();
+        List<String> command = new ArrayList<>(commandPrefix);
         command.add(javaBinary());
         command.addAll(jvmOptions);
         command.add("-Djava.io.tmpdir=" + tmp);
