@@ -104,6 +104,14 @@ public enum MessageType {
         return code >= 0 && code < BY_CODE.length ? BY_CODE[code] : null;
     }
 
+    /**
+     * Whether a request of this type sends or fetches a whole block: such requests take their own
+     * connection to a peer, so that a ping or a manifest never waits behind megabytes on a slow link.
+     */
+    public boolean carriesBlock() {
+        return this == PUT_BLOCK || this == GET_BLOCK || this == RELAY_BLOCK;
+    }
+
     /** Whether this type answers a request (as opposed to asking something). */
     public boolean isResponse() {
         return this == OK || this == DATA || this == ERROR;

@@ -31,7 +31,11 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Sends requests to ring peers over one pooled connection per peer.
+ * Sends requests to ring peers over two pooled connections per peer: one for requests that send or
+ * fetch a block ({@link MessageType#carriesBlock}), one for everything else. A TCP connection
+ * delivers in order, so on one connection a failure-detector ping sent behind a few 4 MiB blocks on
+ * a 2 MB/s link waits seconds and the peer is declared dead although it answers; on its own
+ * connection it waits for nothing but the link's round trip.
  *
  * <p>Requests are correlated by id: a {@code requestId -> future} map per connection. Every
  * request carries a deadline, counted from the moment it is issued (connecting included); a
@@ -55,7 +59,7 @@ public final class TransportClient implements AutoCloseable {
     private final Set<Long> lendingRequests = ConcurrentHashMap.newKeySet();
     private final Duration requestTimeout;
     private final AtomicLong nextRequestId = new AtomicLong(1);
-    private final Map<InetSocketAddress, CompletableFuture<Connection>> connections = new ConcurrentHashMap<>();
+    private final Map<Lane, CompletableFuture<Connection>> connections = new ConcurrentHashMap<>();
     private volatile boolean closed;
     private volatile LinkShaper shaper;
 
@@ -133,7 +137,7 @@ public final class TransportClient implements AutoCloseable {
                 deadline.toNanos(),
                 TimeUnit.NANOSECONDS);
         result.whenComplete((frame, error) -> timeout.cancel(false));
-        connection(peer).whenComplete((connection, error) -> {
+        connection(new Lane(peer, type.carriesBlock())).whenComplete((connection, error) -> {
             if (error != null) {
                 result.completeExceptionally(error);
             } else {
@@ -143,20 +147,20 @@ public final class TransportClient implements AutoCloseable {
         return result;
     }
 
-    private CompletableFuture<Connection> connection(InetSocketAddress peer) {
-        CompletableFuture<Connection> existing = connections.get(peer);
+    private CompletableFuture<Connection> connection(Lane lane) {
+        CompletableFuture<Connection> existing = connections.get(lane);
         if (existing != null && !(existing.isDone() && (existing.isCompletedExceptionally() || !existing.join().isOpen()))) {
             return existing;
         }
         CompletableFuture<Connection> fresh = new CompletableFuture<>();
-        if (existing == null ? connections.putIfAbsent(peer, fresh) != null : !connections.replace(peer, existing, fresh)) {
-            return connection(peer);
+        if (existing == null ? connections.putIfAbsent(lane, fresh) != null : !connections.replace(lane, existing, fresh)) {
+            return connection(lane);
         }
-        connect(peer, fresh);
+        connect(lane.peer(), fresh);
         // A failed connection attempt is forgotten so that the next request tries again.
         fresh.whenComplete((c, e) -> {
             if (e != null) {
-                connections.remove(peer, fresh);
+                connections.remove(lane, fresh);
             }
         });
         return fresh;
@@ -221,13 +225,18 @@ public final class TransportClient implements AutoCloseable {
         connections.clear();
     }
 
-    /** Closes the connection to one peer, failing its pending requests. For fault tests and shutdown. */
+    /** Closes the connections to one peer, failing their pending requests. For fault tests and shutdown. */
     public void disconnect(InetSocketAddress peer) {
-        CompletableFuture<Connection> connection = connections.remove(peer);
-        if (connection != null) {
-            connection.thenAccept(Connection::close);
+        for (boolean blocks : new boolean[] {false, true}) {
+            CompletableFuture<Connection> connection = connections.remove(new Lane(peer, blocks));
+            if (connection != null) {
+                connection.thenAccept(Connection::close);
+            }
         }
     }
+
+    /** One of the two connections to a peer: the one for block transfers, or the one for the rest. */
+    private record Lane(InetSocketAddress peer, boolean blocks) {}
 
     /** One authenticated channel to one peer and the requests waiting for answers on it. */
     private final class Connection extends SimpleChannelInboundHandler<Frame> {

@@ -17,8 +17,11 @@ import java.util.concurrent.TimeUnit;
  * bridge address {@code .254} and reaches every host. Each host's inbound traffic leaves the
  * bridge through the host's veth, where an HTB qdisc gives every sending host its own class: the
  * rate of the link {@code from -> to} ({@link #shapeLink}), under the host's inbound port
- * ({@link #shapeInbound}). Traffic from the bridge address (the JobManager, the benchmark) is not
- * shaped. The kernel here has HTB and u32 but no netem: rates are shaped, latency is not.
+ * ({@link #shapeInbound}). Each link queues at most {@link #QUEUE_MILLIS} of its rate, as a switch
+ * port does (Linux's default queue of 1,000 packets would hold seconds of a slow link: every
+ * packet behind a bulk transfer would wait that long). Traffic from the bridge address (the
+ * JobManager, the benchmark) is not shaped. The kernel here has HTB, bfifo and u32 but no netem:
+ * rates are shaped, latency is not.
  *
  * <p>Processes run in a host with {@link #commandPrefix}. Everything is named after this JVM's
  * PID and removed by {@link #close} (and by a shutdown hook if the JVM exits first). Needs root
@@ -30,6 +33,8 @@ public final class NamespaceNetwork implements AutoCloseable {
     /** Unshaped traffic (from the bridge address) and the default inbound port: far above what 2 cores move. */
     private static final long UNLIMITED_BITS = 10_000_000_000L;
     private static final int DEFAULT_CLASS = 999;
+    /** How long a link's queue takes to drain at its rate. */
+    static final int QUEUE_MILLIS = 50;
 
     private final int hosts;
     private final String tag = String.valueOf(ProcessHandle.current().pid());
@@ -144,6 +149,8 @@ public final class NamespaceNetwork implements AutoCloseable {
         String classId = "1:" + (10 + from);
         tc("class", "replace", "dev", dev, "parent", "1:1", "classid", classId, "htb", "rate", bits(bytesPerSecond),
                 "ceil", bits(bytesPerSecond), "burst", burst(bytesPerSecond), "cburst", burst(bytesPerSecond));
+        tc("qdisc", "replace", "dev", dev, "parent", classId, "handle", (10 + from) + ":", "bfifo", "limit",
+                String.valueOf(Math.max(128 * 1024, bytesPerSecond * QUEUE_MILLIS / 1000)));
         if (!filtered.contains(dev + classId)) {
             tc("filter", "add", "dev", dev, "parent", "1:", "protocol", "ip", "prio", "1", "u32", "match", "ip", "src",
                     host(from) + "/32", "flowid", classId);
