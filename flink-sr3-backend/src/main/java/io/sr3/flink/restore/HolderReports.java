@@ -1,6 +1,5 @@
 package io.sr3.flink.restore;
 
-import io.sr3.flink.node.RestoreSettings;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.ring.Member;
 import io.sr3.flink.transport.MeasuredLink;
@@ -34,11 +33,13 @@ final class HolderReports {
 
     private HolderReports() {}
 
-    /** Before an {@code auto} restore plans: asks the holders of {@code blocks} (a forced structure needs no estimates). */
-    static void beforePlanning(RingNode node, NetworkView view, RestoreSettings settings, List<BlockFetch> blocks) {
-        if (settings.forced() == null) {
-            askHoldersOf(node, view, blocks, DEADLINE);
-        }
+    /**
+     * Before a restore plans: asks the holders of {@code blocks}. A forced structure needs the
+     * estimates as much as {@code auto}: they decide which holder ends a line, which holders are the
+     * tree's children, and who sends which block.
+     */
+    static void beforePlanning(RingNode node, NetworkView view, List<BlockFetch> blocks) {
+        askHoldersOf(node, view, blocks, DEADLINE);
     }
 
     /**

@@ -137,7 +137,7 @@ public final class RestoreExecutor {
                     localBytes += blocks.get(i).length();
                 }
             }
-            HolderReports.beforePlanning(node, network, settings, blocks);
+            HolderReports.beforePlanning(node, network, blocks);
             replan();
             firstPlan = currentPlan;
             double localSeconds = localBytes / network.localReadBytesPerSecond();

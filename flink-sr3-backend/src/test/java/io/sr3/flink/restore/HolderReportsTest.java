@@ -86,6 +86,45 @@ class HolderReportsTest {
         assertThat(learned.logLine()).contains("reported by " + fast.self().id());
     }
 
+    /**
+     * A forced structure is still planned: which holder ends the chain, who sends which block. It
+     * asks the holders as auto does, so a forced line delivers through the holder the recovering
+     * node reaches fast, and relays the slow holder's blocks over the path that holder measured.
+     */
+    @Test
+    void aForcedStructureIsPlannedWithTheHoldersReportsToo() throws Exception {
+        TestingRing ring = rings.start(3, TestingRing.testConfig());
+        RingNode recovering = ring.node(0);
+        RingNode slow = ring.node(1);
+        RingNode fast = ring.node(2);
+        recovering.shapeInboundLinks(new LinkShaper(FAST, 8, 0, new ShapedLink(FAST, LATENCY))
+                .setLink(slow.self().address(), new ShapedLink(SLOW, LATENCY)));
+        List<BlockFetch> blocks = new ArrayList<>();
+        Random random = new Random(11);
+        for (int i = 0; i < 8; i++) {
+            RingNode holder = i % 2 == 0 ? slow : fast;
+            byte[] data = new byte[BLOCK];
+            random.nextBytes(data);
+            holder.store().put("b-" + i, data);
+            blocks.add(new BlockFetch("b-" + i, BLOCK, Crc32c.of(data), List.of(holder.self()), "block " + i));
+        }
+        for (int i = 0; i < 4; i++) {
+            BlockFetch b = blocks.get(i);
+            recovering.getVerified(b.holders().get(0), b.key(), b.length(), b.crc32c()).join();
+            if (i % 2 == 0) {
+                fast.getVerified(slow.self(), b.key(), b.length(), b.crc32c()).join();
+            }
+        }
+        String path = slow.self().id() + "->" + fast.self().id();
+
+        RestoreReport line = restore(recovering, blocks, RestoreSettings.defaults().withForced(Structure.LINE));
+
+        assertThat(line.structure()).isEqualTo(Structure.LINE);
+        assertThat(line.linkSources()).as("%s", line.logLine())
+                .containsEntry(path, "rate reported by " + fast.self().id() + ", measured 0 s ago");
+        assertThat(line.predicted()).as("%s", line.logLine()).isLessThan(0.6 * line.predictedSeconds().get(Structure.STAR));
+    }
+
     /** Every block a node writes to a replica is a sample of its link there, which it reports to whoever asks. */
     @Test
     void writesToReplicasAreSamplesTheWriterReports() throws Exception {
@@ -127,7 +166,11 @@ class HolderReportsTest {
     }
 
     private static RestoreReport restore(RingNode node, List<BlockFetch> blocks) throws Exception {
-        return new RestoreExecutor(node, RestoreSettings.defaults()).restore("test state", blocks, new BlockSink() {
+        return restore(node, blocks, RestoreSettings.defaults());
+    }
+
+    private static RestoreReport restore(RingNode node, List<BlockFetch> blocks, RestoreSettings settings) throws Exception {
+        return new RestoreExecutor(node, settings).restore("test state", blocks, new BlockSink() {
             @Override
             public void accept(int index, byte[] data) {}
 
