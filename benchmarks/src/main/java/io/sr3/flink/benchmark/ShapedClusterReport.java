@@ -30,8 +30,8 @@ final class ShapedClusterReport {
 
     private ShapedClusterReport() {}
 
-    static Path[] write(Path directory, MachineDescription machine, List<Trial> trials, double wallSeconds)
-            throws Exception {
+    static Path[] write(Path directory, MachineDescription machine, List<Trial> trials, Map<String, String> failures,
+            double wallSeconds) throws Exception {
         Files.createDirectories(directory);
         String base = ResultFiles.newBaseName(directory, "shaped-cluster-restore");
         Map<String, Object> root = new LinkedHashMap<>();
@@ -62,6 +62,9 @@ final class ShapedClusterReport {
                 continue;
             }
             Map<String, Double> medians = new LinkedHashMap<>();
+            if (ShapedClusterRestoreBenchmark.STRATEGIES.stream().anyMatch(st -> of.stream().noneMatch(t -> t.strategy().equals(st)))) {
+                continue; // a scenario that failed before every strategy ran once: its trials are listed below
+            }
             for (String strategy : ShapedClusterRestoreBenchmark.STRATEGIES) {
                 List<Double> seconds = of.stream().filter(t -> t.strategy().equals(strategy)).map(Trial::actualSeconds).toList();
                 medians.put(strategy, seconds.isEmpty() ? Double.NaN : Stats.of(seconds).median());
@@ -92,6 +95,7 @@ final class ShapedClusterReport {
                     medians.get("tree"), chose, autoOverBest, autoOverBest <= WITHIN ? " (within 10%)" : ""));
         }
         root.put("cases", cases);
+        root.put("failures", failures);
         root.put("wallSeconds", wallSeconds);
 
         Path json = directory.resolve(base + ".json");
@@ -113,6 +117,8 @@ final class ShapedClusterReport {
             md.append("- **").append(s.name()).append("**: ").append(s.meaning()).append('\n');
         }
         md.append("\nMedian restore time of tm1's subtask by strategy:\n\n").append(table).append('\n');
+        failures.forEach((scenario, failure) -> md.append("**").append(scenario).append(" failed**: ").append(failure)
+                .append("\n\n"));
         md.append("Every trial (auto's log line shows its predictions and the source of every estimate):\n\n");
         for (Trial t : trials) {
             md.append(String.format(Locale.ROOT, "- %s round %d, %s: %.2f s by %s, predicted %.2f s. `%s`\n", t.scenario(),

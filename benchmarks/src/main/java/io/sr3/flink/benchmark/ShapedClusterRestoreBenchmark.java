@@ -153,16 +153,25 @@ public final class ShapedClusterRestoreBenchmark {
         org.apache.flink.util.FileUtils.deleteDirectory(work.toFile());
         long started = System.nanoTime();
         List<Trial> trials = new ArrayList<>();
+        Map<String, String> failures = new LinkedHashMap<>();
         for (ShapedScenario scenario : ALL) {
             if (SCENARIOS.contains(scenario.name())) {
-                trials.addAll(run(scenario, work.resolve(scenario.name())));
+                try {
+                    run(scenario, work.resolve(scenario.name()), trials);
+                } catch (Exception e) {
+                    // The trials so far are reported; the failure is named there and here.
+                    say("%s failed: %s", scenario.name(), e);
+                    failures.put(scenario.name(), String.valueOf(e.getMessage()).lines().findFirst().orElse(""));
+                }
             }
         }
-        Path[] files = ShapedClusterReport.write(Path.of(args[0]), machine, trials, (System.nanoTime() - started) / 1e9);
+        Path[] files = ShapedClusterReport.write(Path.of(args[0]), machine, trials, failures,
+                (System.nanoTime() - started) / 1e9);
         say("wrote %s and %s", files[0], files[1]);
     }
 
-    private static List<Trial> run(ShapedScenario scenario, Path dir) throws Exception {
+    /** Runs one scenario's cluster and adds its trials to {@code trials} as they complete. */
+    private static void run(ShapedScenario scenario, Path dir, List<Trial> trials) throws Exception {
         say("%s: %s", scenario.name(), scenario.meaning());
         Map<String, String> extra = new LinkedHashMap<>(ProcessRecoveryBenchmark.STICKY_SLOTS);
         extra.put("metrics.fetcher.update-interval", String.valueOf(WatermarkLag.FETCH_INTERVAL_MILLIS));
@@ -174,8 +183,9 @@ public final class ShapedClusterRestoreBenchmark {
         if (!PROBE_INTERVAL.isEmpty()) {
             extra.put(Sr3Options.RESTORE_PROBE_INTERVAL.key(), PROBE_INTERVAL);
         }
-        ClusterSpec spec = ClusterSpec.sr3(TASK_MANAGERS, REPLICATION).withCheckpointInterval(INTERVAL).withExtraConfig(extra);
-        List<Trial> trials = new ArrayList<>();
+        // Every trial spends restarts while tm1 is away; fixed-delay attempts count over the job's life.
+        ClusterSpec spec = ClusterSpec.sr3(TASK_MANAGERS, REPLICATION).withCheckpointInterval(INTERVAL)
+                .withRestartAttempts(100_000).withExtraConfig(extra);
         try (NamespaceNetwork network = NamespaceNetwork.create(TASK_MANAGERS)) {
             scenario.apply(network);
             try (ProcessCluster cluster = ProcessCluster.start(spec, dir, network)) {
@@ -192,7 +202,6 @@ public final class ShapedClusterRestoreBenchmark {
                 cluster.cancel(job);
             }
         }
-        return trials;
     }
 
     /** Submits the job and waits until the fill is processed and a checkpoint of the full state completed. */

@@ -214,6 +214,24 @@ public final class NetworkView {
         return sources;
     }
 
+    /**
+     * {@link #sources} with the estimate itself in front of each, as the planner sees it now:
+     * {@code "40.2 MB/s: rate reported by h2, measured 24 s ago"}. For the restore's log line,
+     * taken when the restore plans (a restore's own transfers update the estimates afterwards).
+     */
+    public Map<String, String> estimates(Collection<String> holders) {
+        NetworkModel model = model();
+        Map<String, String> estimates = new HashMap<>();
+        sources(holders).forEach((key, source) -> {
+            int arrow = key.indexOf("->");
+            double rate = key.equals("inbound port") ? model.inboundBytesPerSecond()
+                    : arrow < 0 ? model.toRecovering(key).bytesPerSecond()
+                    : model.between(key.substring(0, arrow), key.substring(arrow + 2)).bytesPerSecond();
+            estimates.put(key, String.format(java.util.Locale.ROOT, "%.1f MB/s: %s", rate / 1e6, source));
+        });
+        return estimates;
+    }
+
     private boolean rateKnown(String peer) {
         return toThisNode.rateAge(peer).isPresent() || reportedToThisNode.containsKey(peer);
     }

@@ -140,6 +140,7 @@ public final class RestoreExecutor {
             HolderReports.beforePlanning(node, network, blocks);
             replan();
             firstPlan = currentPlan;
+            Map<String, String> plannedWith = network.estimates(firstPlan.assignment().keySet());
             double localSeconds = localBytes / network.localReadBytesPerSecond();
             ownReads = new OwnBlockReads(node, blocks, readingLocally,
                     (index, data, error) -> arrive(new Outcome(index, List.of(), data, error)));
@@ -176,7 +177,7 @@ public final class RestoreExecutor {
             RestoreReport report = new RestoreReport(description, bytes, blocks.size(), localBlocks,
                     firstPlan.assignment().size(), firstPlan.structure(), settings.forced(),
                     firstPlan.predictedWithLocalReads(localSeconds),
-                    actual, refetched, replans, firstPlan.note(), network.sources(firstPlan.assignment().keySet()));
+                    actual, refetched, replans, firstPlan.note(), plannedWith);
             LOG.info("[{}] {}", node.self().id(), report.logLine());
             RestoreStats.of(node).record(report);
             RestoreRates.publish(node, report);

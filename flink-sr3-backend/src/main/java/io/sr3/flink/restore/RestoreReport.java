@@ -23,8 +23,8 @@ import java.util.stream.Collectors;
  * @param refetchedBlocks blocks fetched again from another replica (corrupt or lost on the route)
  * @param replans times the plan was rebuilt around an unreachable holder
  * @param note why the requested structure was not used, or null
- * @param linkSources for every holder the plan used, where the planner's estimate of its link
- *     came from (measured when, or the default)
+ * @param linkSources for every holder the plan used, the planner's estimate of its link when it
+ *     planned and where it came from (measured when, or the default)
  */
 public record RestoreReport(
         String description,
