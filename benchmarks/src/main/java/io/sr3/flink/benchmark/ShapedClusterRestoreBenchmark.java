@@ -41,7 +41,7 @@ import java.util.regex.Pattern;
  *
  * <p>Usage (root, for the namespaces): {@code mvn -B -q -pl benchmarks exec:exec@shaped-cluster-benchmark}
  * ({@code -Dsr3.bench.state-size=256m}, {@code -Dsr3.bench.shaped-rounds=2},
- * {@code -Dsr3.bench.scenarios=detour,even}); the only argument is the results directory.
+ * {@code -Dsr3.bench.shaped-scenarios=detour,even}); the only argument is the results directory.
  */
 public final class ShapedClusterRestoreBenchmark {
 
@@ -99,16 +99,10 @@ public final class ShapedClusterRestoreBenchmark {
     static final List<String> SCENARIOS = List.of(System.getProperty("sr3.bench.scenarios", "detour,even").split(","));
     static final String PROBE_INTERVAL = System.getProperty("sr3.bench.probe-interval", "").trim();
     static final Duration INTERVAL = Duration.ofMillis(1000);
-    static final long STATE_BYTES = ProcessRecoveryBenchmark.parseSize(System.getProperty("sr3.bench.state-size", "256m"));
-    static final int PAYLOAD_BYTES = 4096;
-    static final int SLOTS = 4;
-    static final int KEYS = (int) (STATE_BYTES / ((long) PAYLOAD_BYTES * SLOTS));
-    static final long FILL_RECORDS = (long) KEYS * SLOTS;
-    static final double FILL_RATE = 50_000;
-    static final double STEADY_RATE = 250;
-    static final BurstSchedule SCHEDULE = BurstSchedule.of(
-            new BurstSchedule.Phase("fill", (long) Math.ceil(FILL_RECORDS * 1000 / FILL_RATE), FILL_RATE),
-            new BurstSchedule.Phase("steady", Duration.ofMinutes(60).toMillis(), STEADY_RATE));
+    /** The job and its state are the process recovery benchmark's ({@code -Dsr3.bench.state-size}). */
+    static final long STATE_BYTES = ProcessRecoveryBenchmark.STATE_BYTES;
+    static final long FILL_RECORDS = ProcessRecoveryBenchmark.FILL_RECORDS;
+    static final BurstSchedule SCHEDULE = ProcessRecoveryBenchmark.SCHEDULE;
     static final Duration TIMEOUT = Duration.ofMinutes(10);
     static final String COMMAND = "mvn -B -q -pl benchmarks exec:exec@shaped-cluster-benchmark";
 
@@ -207,7 +201,8 @@ public final class ShapedClusterRestoreBenchmark {
     /** Submits the job and waits until the fill is processed and a checkpoint of the full state completed. */
     private static JobID fill(ShapedScenario scenario, ProcessCluster cluster, Path dir) throws Exception {
         TestJobSpec spec = TestJobSpec.of("shaped-cluster-" + scenario.name()).withRecords(SCHEDULE.records(), 0)
-                .withKeys(KEYS).withPayload(PAYLOAD_BYTES, SLOTS);
+                .withKeys(ProcessRecoveryBenchmark.KEYS)
+                .withPayload(ProcessRecoveryBenchmark.PAYLOAD_BYTES, ProcessRecoveryBenchmark.SLOTS);
         long origin = System.currentTimeMillis();
         JobID job = cluster.submit(ClusterJobs.scheduledJob(spec, SCHEDULE, origin, PARALLELISM, dir.resolve("results"),
                 INTERVAL));

@@ -48,17 +48,7 @@ class HolderReportsTest {
         RingNode recovering = ring.node(0);
         RingNode slow = ring.node(1);
         RingNode fast = ring.node(2);
-        recovering.shapeInboundLinks(new LinkShaper(FAST, 8, 0, new ShapedLink(FAST, LATENCY))
-                .setLink(slow.self().address(), new ShapedLink(SLOW, LATENCY)));
-        List<BlockFetch> blocks = new ArrayList<>();
-        Random random = new Random(7);
-        for (int i = 0; i < 8; i++) {
-            RingNode holder = i % 2 == 0 ? slow : fast;
-            byte[] data = new byte[BLOCK];
-            random.nextBytes(data);
-            holder.store().put("b-" + i, data);
-            blocks.add(new BlockFetch("b-" + i, BLOCK, Crc32c.of(data), List.of(holder.self()), "block " + i));
-        }
+        List<BlockFetch> blocks = slowAndFastHolders(recovering, slow, fast);
         // What the recovering node learned of its own links by reading from both holders before.
         for (int i = 0; i < 4; i++) {
             BlockFetch b = blocks.get(i);
@@ -97,17 +87,7 @@ class HolderReportsTest {
         RingNode recovering = ring.node(0);
         RingNode slow = ring.node(1);
         RingNode fast = ring.node(2);
-        recovering.shapeInboundLinks(new LinkShaper(FAST, 8, 0, new ShapedLink(FAST, LATENCY))
-                .setLink(slow.self().address(), new ShapedLink(SLOW, LATENCY)));
-        List<BlockFetch> blocks = new ArrayList<>();
-        Random random = new Random(11);
-        for (int i = 0; i < 8; i++) {
-            RingNode holder = i % 2 == 0 ? slow : fast;
-            byte[] data = new byte[BLOCK];
-            random.nextBytes(data);
-            holder.store().put("b-" + i, data);
-            blocks.add(new BlockFetch("b-" + i, BLOCK, Crc32c.of(data), List.of(holder.self()), "block " + i));
-        }
+        List<BlockFetch> blocks = slowAndFastHolders(recovering, slow, fast);
         for (int i = 0; i < 4; i++) {
             BlockFetch b = blocks.get(i);
             recovering.getVerified(b.holders().get(0), b.key(), b.length(), b.crc32c()).join();
@@ -163,6 +143,22 @@ class HolderReportsTest {
                 HolderReports.DEADLINE);
 
         assertThat(heard).isEqualTo(1);
+    }
+
+    /** Shapes {@code slow}'s link to {@code recovering} to {@link #SLOW}; eight blocks, the even ones on {@code slow}. */
+    private static List<BlockFetch> slowAndFastHolders(RingNode recovering, RingNode slow, RingNode fast) throws Exception {
+        recovering.shapeInboundLinks(new LinkShaper(FAST, 8, 0, new ShapedLink(FAST, LATENCY))
+                .setLink(slow.self().address(), new ShapedLink(SLOW, LATENCY)));
+        List<BlockFetch> blocks = new ArrayList<>();
+        Random random = new Random(7);
+        for (int i = 0; i < 8; i++) {
+            RingNode holder = i % 2 == 0 ? slow : fast;
+            byte[] data = new byte[BLOCK];
+            random.nextBytes(data);
+            holder.store().put("b-" + i, data);
+            blocks.add(new BlockFetch("b-" + i, BLOCK, Crc32c.of(data), List.of(holder.self()), "block " + i));
+        }
+        return blocks;
     }
 
     private static RestoreReport restore(RingNode node, List<BlockFetch> blocks) throws Exception {
