@@ -55,6 +55,11 @@ final class PrefetchedBlocks {
         return entry.data;
     }
 
+    /** Whether the block was prefetched and not taken yet. */
+    boolean contains(String key) {
+        return blocks.containsKey(key);
+    }
+
     long bytes() {
         return bytes.get();
     }

@@ -3,15 +3,21 @@ package io.sr3.flink.fs;
 import io.sr3.flink.node.RingStorage;
 import org.apache.flink.core.fs.FSDataInputStream;
 
+import javax.annotation.Nullable;
 import javax.annotation.concurrent.NotThreadSafe;
 
 import java.io.EOFException;
 import java.io.IOException;
 import java.util.Arrays;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Reads one file from the ring, a block at a time, verifying every block against the checksum
  * in the manifest and falling back to the next replica when one is missing or corrupt.
+ *
+ * <p>While a file is read front to back, the next block is already on its way (read-ahead of one
+ * block): the transfer of block {@code i + 1} overlaps the reader's work on block {@code i}, as
+ * when RocksDB on Flink 1.20 downloads its files through streams. A seek elsewhere drops it.
  */
 @NotThreadSafe
 final class Sr3InputStream extends FSDataInputStream {
@@ -25,6 +31,9 @@ final class Sr3InputStream extends FSDataInputStream {
     private long position;
     private int currentIndex = -1;
     private byte[] current;
+    /** The block after {@link #currentIndex} on its way, or null. */
+    @Nullable private CompletableFuture<byte[]> ahead;
+    private int aheadIndex = -1;
     private boolean closed;
 
     Sr3InputStream(RingStorage storage, Manifest manifest, String displayPath, PrefetchedBlocks prefetched) {
@@ -94,6 +103,7 @@ final class Sr3InputStream extends FSDataInputStream {
     public void close() {
         closed = true;
         current = null;
+        ahead = null; // its answer is dropped when it comes
     }
 
     /** Loads the block holding {@link #position}; false at the end of the file. */
@@ -110,12 +120,38 @@ final class Sr3InputStream extends FSDataInputStream {
         while (manifest.blocks().get(index).length() == 0) {
             index++;
         }
+        boolean sequential = index == currentIndex + 1;
         Manifest.BlockRef block = manifest.blocks().get(index);
         byte[] restored = prefetched.take(block.key()); // verified when the restore plan fetched it
-        current = restored != null ? restored : storage.readVerified(block.key(), block.length(), block.crc32c(), block.holders(),
-                "block " + index + " of " + manifest.blocks().size() + " of " + displayPath);
+        String description = "block " + index + " of " + manifest.blocks().size() + " of " + displayPath;
+        if (restored != null) {
+            current = restored;
+        } else if (ahead != null && aheadIndex == index) {
+            current = storage.finishRead(ahead, block.key(), block.length(), block.crc32c(), block.holders(), description);
+        } else {
+            current = storage.readVerified(block.key(), block.length(), block.crc32c(), block.holders(), description);
+        }
+        ahead = null;
         currentIndex = index;
+        if (sequential) {
+            readAhead(index + 1);
+        }
         return true;
+    }
+
+    /** Starts fetching block {@code index} if there is one with bytes that no restore plan brought. */
+    private void readAhead(int index) {
+        while (index < manifest.blocks().size() && manifest.blocks().get(index).length() == 0) {
+            index++;
+        }
+        if (index >= manifest.blocks().size()) {
+            return;
+        }
+        Manifest.BlockRef block = manifest.blocks().get(index);
+        if (!prefetched.contains(block.key())) {
+            ahead = storage.startRead(block.key(), block.length(), block.crc32c(), block.holders());
+            aheadIndex = index;
+        }
     }
 
     private void ensureOpen() throws IOException {

@@ -202,6 +202,31 @@ class Sr3FileSystemTest {
         }
     }
 
+    /**
+     * Reading a file front to back, the next block is fetched while the reader works on the
+     * current one: after one byte of block 0 the ring has served blocks 0 and 1. The bytes stay
+     * exact across the read-ahead, a seek back and a read to the end.
+     */
+    @Test
+    void aFileReadFrontToBackHasTheNextBlockOnItsWay() throws Exception {
+        byte[] data = randomBytes(BLOCK * 4);
+        Path file = new Path(base, "read-ahead");
+        write(file, data);
+        long before = bytesReadByEveryNode();
+        try (FSDataInputStream in = fs.open(file)) {
+            assertThat(in.read()).isEqualTo(data[0] & 0xFF);
+            Deadline.poll("block 1 read ahead while block 0 is being read", TestingRing.AWAIT_TIMEOUT,
+                    () -> bytesReadByEveryNode() - before >= 2L * BLOCK);
+            in.seek(BLOCK / 2);
+            byte[] rest = in.readAllBytes();
+            assertThat(rest).isEqualTo(Arrays.copyOfRange(data, BLOCK / 2, data.length));
+        }
+    }
+
+    private long bytesReadByEveryNode() {
+        return ring.nodes().stream().mapToLong(n -> n.metrics().bytesRead.get()).sum();
+    }
+
     @Test
     void fileIsInvisibleUntilClosed() throws IOException {
         Path file = new Path(base, "pending");

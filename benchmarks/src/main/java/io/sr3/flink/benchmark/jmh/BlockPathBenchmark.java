@@ -2,6 +2,8 @@ package io.sr3.flink.benchmark.jmh;
 
 import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingNode;
+import io.sr3.flink.node.RingStorage;
+import io.sr3.flink.ring.Member;
 import io.sr3.flink.store.BlockStore;
 import io.sr3.flink.transport.Crc32c;
 import io.sr3.flink.transport.TransportLimits;
@@ -25,11 +27,16 @@ import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
 import org.openjdk.jmh.runner.options.OptionsBuilder;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
+import java.nio.file.StandardOpenOption;
 import java.time.LocalDate;
+import java.util.List;
 import java.util.Random;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -38,11 +45,15 @@ import java.util.concurrent.TimeUnit;
  * case runs with the baseline and the candidate as one {@code @Param path}: {@code baseline}
  * computes the checksum again where the block is stored or read, as every layer did before;
  * {@code candidate} reuses the one computed where the block was filled, or by the store or the
- * frame decoder as the bytes went by.
+ * frame decoder as the bytes went by. {@code sequentialRead} reads a file of
+ * {@value #FILE_BLOCKS} blocks from another ring node block by block and writes each to a local
+ * file, as a download through an {@code sr3://} stream does: {@code baseline} asks for the next
+ * block once the current one is written, {@code candidate} has it on its way meanwhile (the
+ * stream's read-ahead).
  *
  * <p>Run: {@code mvn -pl benchmarks exec:exec@block-path-benchmark} (results in
  * {@code benchmarks/results/block-path-<date>.json}); add {@code -Dsr3.jmh.smoke=true} to run
- * every case once.
+ * every case once, {@code -Dsr3.jmh.include=sequentialRead} for the cases of one method (a regex).
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -65,6 +76,9 @@ public class BlockPathBenchmark {
     private byte[] block;
     private int crc;
     private long sequence;
+    private FileChannel download;
+
+    static final int FILE_BLOCKS = 8;
 
     @Setup(Level.Trial)
     public void setUp() throws Exception {
@@ -80,12 +94,17 @@ public class BlockPathBenchmark {
         store.put("b-read", block);
         holder.store().put("b-read", block);
         writer.put(holder.self(), "b-warm-up", block).get(); // the connection exists before the first measurement
+        for (int i = 0; i < FILE_BLOCKS; i++) {
+            holder.store().put("f-" + i, block);
+        }
+        download = FileChannel.open(directory.resolve("download"), StandardOpenOption.CREATE, StandardOpenOption.WRITE);
     }
 
     @TearDown(Level.Trial)
     public void tearDown() throws IOException {
         writer.close();
         holder.close();
+        download.close();
         try (var paths = Files.walk(directory)) {
             for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
                 Files.deleteIfExists(p);
@@ -136,6 +155,25 @@ public class BlockPathBenchmark {
         return checked(writer.get(holder.self(), "b-read").get());
     }
 
+    @Benchmark
+    public long sequentialRead() throws IOException {
+        RingStorage storage = writer.storage();
+        List<Member> holders = List.of(holder.self());
+        long written = 0;
+        CompletableFuture<byte[]> next = candidate() ? storage.startRead("f-0", block.length, crc, holders) : null;
+        for (int i = 0; i < FILE_BLOCKS; i++) {
+            byte[] data;
+            if (candidate()) {
+                data = storage.finishRead(next, "f-" + i, block.length, crc, holders, "block " + i);
+                next = i + 1 < FILE_BLOCKS ? storage.startRead("f-" + (i + 1), block.length, crc, holders) : null;
+            } else {
+                data = storage.readVerified("f-" + i, block.length, crc, holders, "block " + i);
+            }
+            written += download.write(ByteBuffer.wrap(data), (long) i * block.length);
+        }
+        return written;
+    }
+
     private byte[] checked(byte[] data) {
         if (data.length != block.length || Crc32c.of(data) != crc) {
             throw new IllegalStateException("b-read came back altered");
@@ -149,7 +187,7 @@ public class BlockPathBenchmark {
         Files.createDirectories(Paths.get(System.getProperty("java.io.tmpdir"))); // JMH keeps its lock file there
         boolean smoke = Boolean.getBoolean("sr3.jmh.smoke");
         ChainedOptionsBuilder options = new OptionsBuilder()
-                .include(BlockPathBenchmark.class.getName())
+                .include(BlockPathBenchmark.class.getName() + "." + System.getProperty("sr3.jmh.include", ""))
                 .jvmArgsAppend("-Xmx2g", "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
         if (smoke) {
             options.warmupIterations(0).measurementIterations(1).measurementTime(
