@@ -40,8 +40,7 @@ final class ShapedClusterReport {
         root.put("command", ShapedClusterRestoreBenchmark.COMMAND);
         root.put("machine", machine.toMap());
         Map<String, Object> parameters = new LinkedHashMap<>();
-        parameters.put("taskManagers", ShapedClusterRestoreBenchmark.TASK_MANAGERS);
-        parameters.put("parallelism", ShapedClusterRestoreBenchmark.PARALLELISM);
+        parameters.put("parallelism", "one subtask per TaskManager (see each scenario)");
         parameters.put("replicationFactor", ShapedClusterRestoreBenchmark.REPLICATION);
         parameters.put("stateBytes", ShapedClusterRestoreBenchmark.STATE_BYTES);
         parameters.put("rounds", ShapedClusterRestoreBenchmark.ROUNDS);
@@ -104,8 +103,8 @@ final class ShapedClusterReport {
         md.append(ResultPlots.writeAndEmbed(json, "restore time by structure on the shaped cluster"));
         md.append("Command: `").append(ShapedClusterRestoreBenchmark.COMMAND).append("` (as root: network namespaces). ")
                 .append(String.format(Locale.ROOT, "%.1f minutes. ", wallSeconds / 60))
-                .append("JobManager + 4 TaskManagers (separate JVMs, each TaskManager in its own network namespace on one "
-                        + "bridge, links shaped by the kernel's HTB), replication factor 3, parallelism 4, ")
+                .append("JobManager + 4 or 5 TaskManagers (separate JVMs, each TaskManager in its own network namespace on "
+                        + "one bridge, links shaped by the kernel's HTB), replication factor 3, one subtask per TaskManager, ")
                 .append(Stats.bytes(ShapedClusterRestoreBenchmark.STATE_BYTES))
                 .append(" of keyed RocksDB state. tm1 is SIGKILLed and started again in its namespace with an empty store "
                         + "and `sr3.restore.strategy` set to each value in turn; the time is its subtask's restore as its "

@@ -30,8 +30,8 @@ import java.util.regex.Pattern;
 
 /**
  * Restore structures on a real multi-process cluster whose links the kernel shapes: the
- * JobManager and 4 TaskManagers as separate JVMs, each TaskManager in its own network namespace
- * ({@link NamespaceNetwork}), replication factor 3, a job of parallelism 4 with keyed RocksDB state.
+ * JobManager and 4 or 5 TaskManagers as separate JVMs, each in its own network namespace
+ * ({@link NamespaceNetwork}), replication factor 3, a job with one keyed RocksDB subtask per TaskManager.
  * TaskManager {@code tm1} (host 1, "R") is SIGKILLed and started again in its host with an empty
  * store and {@code sr3.restore.strategy} set to {@code auto}, {@code star}, {@code line} or
  * {@code tree}, in turn, for several rounds; measured is its subtask's restore as its restore log
@@ -41,20 +41,21 @@ import java.util.regex.Pattern;
  *
  * <p>Usage (root, for the namespaces): {@code mvn -B -q -pl benchmarks exec:exec@shaped-cluster-benchmark}
  * ({@code -Dsr3.bench.state-size=256m}, {@code -Dsr3.bench.shaped-rounds=2},
- * {@code -Dsr3.bench.shaped-scenarios=detour,even}); the only argument is the results directory.
+ * {@code -Dsr3.bench.shaped-scenarios=detour,even,two-near}); the only argument is the results directory.
  */
 public final class ShapedClusterRestoreBenchmark {
 
     /**
-     * One shaped network of the 4 hosts.
+     * One shaped network: a host per TaskManager, the job's parallelism one subtask per TaskManager.
      *
-     * @param fastLink bytes per second of every link not named otherwise
-     * @param slowIntoRecovering bytes per second of the links from hosts 3 and 4 into host 1, or 0 for the fast rate
+     * @param taskManagers TaskManagers, hosts and the job's parallelism
+     * @param fastLink bytes per second of every link not named in {@code intoRecovering}
+     * @param intoRecovering bytes per second of the link from host {@code k} into host 1, by {@code k}
      */
-    record ShapedScenario(String name, String meaning, long fastLink, long slowIntoRecovering) {
+    record ShapedScenario(String name, String meaning, int taskManagers, long fastLink, Map<Integer, Long> intoRecovering) {
 
         long rate(int from, int to) {
-            return to == RECOVERING && from > 2 && slowIntoRecovering > 0 ? slowIntoRecovering : fastLink;
+            return to == RECOVERING ? intoRecovering.getOrDefault(from, fastLink) : fastLink;
         }
 
         void apply(NamespaceNetwork network) throws Exception {
@@ -71,10 +72,9 @@ public final class ShapedClusterRestoreBenchmark {
         Map<String, Object> toMap() {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("meaning", meaning);
+            m.put("taskManagers", taskManagers);
             m.put("linkMBps", fastLink / 1e6);
-            if (slowIntoRecovering > 0) {
-                m.put("tm3AndTm4IntoTm1MBps", slowIntoRecovering / 1e6);
-            }
+            intoRecovering.forEach((from, rate) -> m.put("tm" + from + "IntoTm1MBps", rate / 1e6));
             m.put("inboundPortMBps", INBOUND / 1e6);
             m.put("sizeFactor", 1);
             return m;
@@ -84,19 +84,20 @@ public final class ShapedClusterRestoreBenchmark {
     static final List<ShapedScenario> ALL = List.of(
             new ShapedScenario("detour", "tm1's direct links from tm3 and tm4 are poor (2 MB/s) while tm2 reaches tm1 and "
                     + "everyone else at 40 MB/s, as when the direct path is worse than a detour through a neighbour: line's "
-                    + "or tree's regime", 40_000_000, 2_000_000),
+                    + "or tree's regime", 4, 40_000_000, Map.of(3, 2_000_000L, 4, 2_000_000L)),
             new ShapedScenario("even", "every link 12 MB/s and the inbound port takes them all at once: star's regime",
-                    12_000_000, 0));
+                    4, 12_000_000, Map.of()),
+            new ShapedScenario("two-near", "5 TaskManagers: tm2 and tm3 reach tm1 at 20 MB/s each, tm4 and tm5 at 1 MB/s, "
+                    + "every other link 40 MB/s: a line delivers through one near holder, a tree through both: tree's regime",
+                    5, 40_000_000, Map.of(2, 20_000_000L, 3, 20_000_000L, 4, 1_000_000L, 5, 1_000_000L)));
 
-    static final int TASK_MANAGERS = 4;
     static final int RECOVERING = 1;
     static final String RECOVERING_NAME = "tm" + RECOVERING;
-    static final int PARALLELISM = 4;
     static final int REPLICATION = 3;
     static final long INBOUND = 1_000_000_000;
     static final List<String> STRATEGIES = List.of("auto", "star", "line", "tree");
     static final int ROUNDS = Integer.getInteger("sr3.bench.shaped-rounds", 2);
-    static final List<String> SCENARIOS = List.of(System.getProperty("sr3.bench.scenarios", "detour,even").split(","));
+    static final List<String> SCENARIOS = List.of(System.getProperty("sr3.bench.scenarios", "detour,even,two-near").split(","));
     static final String PROBE_INTERVAL = System.getProperty("sr3.bench.probe-interval", "").trim();
     static final Duration INTERVAL = Duration.ofMillis(1000);
     /** The job and its state are the process recovery benchmark's ({@code -Dsr3.bench.state-size}). */
@@ -178,9 +179,9 @@ public final class ShapedClusterRestoreBenchmark {
             extra.put(Sr3Options.RESTORE_PROBE_INTERVAL.key(), PROBE_INTERVAL);
         }
         // Every trial spends restarts while tm1 is away; fixed-delay attempts count over the job's life.
-        ClusterSpec spec = ClusterSpec.sr3(TASK_MANAGERS, REPLICATION).withCheckpointInterval(INTERVAL)
+        ClusterSpec spec = ClusterSpec.sr3(scenario.taskManagers(), REPLICATION).withCheckpointInterval(INTERVAL)
                 .withRestartAttempts(100_000).withExtraConfig(extra);
-        try (NamespaceNetwork network = NamespaceNetwork.create(TASK_MANAGERS)) {
+        try (NamespaceNetwork network = NamespaceNetwork.create(scenario.taskManagers())) {
             scenario.apply(network);
             try (ProcessCluster cluster = ProcessCluster.start(spec, dir, network)) {
                 JobID job = fill(scenario, cluster, dir);
@@ -204,7 +205,7 @@ public final class ShapedClusterRestoreBenchmark {
                 .withKeys(ProcessRecoveryBenchmark.KEYS)
                 .withPayload(ProcessRecoveryBenchmark.PAYLOAD_BYTES, ProcessRecoveryBenchmark.SLOTS);
         long origin = System.currentTimeMillis();
-        JobID job = cluster.submit(ClusterJobs.scheduledJob(spec, SCHEDULE, origin, PARALLELISM, dir.resolve("results"),
+        JobID job = cluster.submit(ClusterJobs.scheduledJob(spec, SCHEDULE, origin, scenario.taskManagers(), dir.resolve("results"),
                 INTERVAL));
         cluster.awaitAllTasksRunning(job, Duration.ofSeconds(120));
         WatermarkLag lag = new WatermarkLag(cluster, job, "keyed-state", SCHEDULE, origin);
