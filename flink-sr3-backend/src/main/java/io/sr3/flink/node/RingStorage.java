@@ -183,26 +183,19 @@ public final class RingStorage {
         throw new BlockUnavailableException(description, key, failures);
     }
 
-    /**
-     * Starts reading a blob from the first replica {@link #readVerified} would ask, without
-     * waiting: a stream's read-ahead. Hand the future to {@link #finishRead}.
-     */
+    /** A stream's read-ahead: starts reading from the first replica {@link #readVerified} would ask; see {@link #finishRead}. */
     public CompletableFuture<byte[]> startRead(String key, int length, int crc32c, List<Member> holders) {
         List<Member> candidates = order.forRead(key, holders);
         if (candidates.isEmpty()) {
             return CompletableFuture.failedFuture(new IOException("no live holder of " + key));
         }
         Member first = candidates.get(0);
-        return node.getVerified(first, key, length, crc32c).thenApply(data -> {
-            account(first, data.length, false);
-            return data;
-        });
+        CompletableFuture<byte[]> read = node.getVerified(first, key, length, crc32c);
+        read.thenAccept(data -> account(first, data.length, false));
+        return read;
     }
 
-    /**
-     * Waits for a read {@link #startRead} began; if that replica failed, reads the blob as
-     * {@link #readVerified} does, over every replica.
-     */
+    /** Waits for a read {@link #startRead} began; if that replica failed, reads as {@link #readVerified}, over every replica. */
     public byte[] finishRead(CompletableFuture<byte[]> started, String key, int length, int crc32c, List<Member> holders,
             String description) throws IOException {
         requireBlockingAllowed("reading " + description);
@@ -211,8 +204,7 @@ public final class RingStorage {
         } catch (InterruptedIOException e) {
             throw e;
         } catch (IOException e) {
-            LOG.debug("[{}] read-ahead of {} failed ({}); reading it over every replica", node.self().id(), description,
-                    e.getMessage());
+            LOG.debug("[{}] read-ahead of {} failed: {}", node.self().id(), description, e.getMessage());
             return readVerified(key, length, crc32c, holders, description);
         }
     }
