@@ -30,6 +30,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -45,6 +46,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  */
 class ReplicaPresenceTest {
 
+    private static final Duration CHECK_INTERVAL = Duration.ofMillis(1);
     private static final int BLOCK = TestingRing.testConfig().blockSize();
 
     @TempDir java.nio.file.Path root;
@@ -65,7 +67,7 @@ class ReplicaPresenceTest {
     private static NodeConfig config() {
         NodeConfig config = TestingRing.testConfig();
         return config.withDurability(config.durability()
-                .withRepairCheckInterval(Duration.ofMillis(1))
+                .withRepairCheckInterval(CHECK_INTERVAL)
                 .withScrub(1L << 30, Duration.ofMillis(1)));
     }
 
@@ -79,7 +81,11 @@ class ReplicaPresenceTest {
         try (FSDataOutputStream out = fs.create(file, WriteMode.NO_OVERWRITE)) {
             out.write(data);
         }
-        repairers = ring.nodes().subList(1, 4).stream().map(ReplicaRepairer::new).toList();
+        // Each repairer's clock moves a check interval per reading, so every run is a check however fast the last one was.
+        repairers = ring.nodes().subList(1, 4).stream().map(node -> {
+            AtomicLong clock = new AtomicLong();
+            return new ReplicaRepairer(node, () -> clock.addAndGet(CHECK_INTERVAL.toNanos()));
+        }).toList();
     }
 
     @AfterEach
