@@ -115,8 +115,9 @@ final class NodeRequestHandler implements RequestHandler {
             return switch (request.type()) {
                 case PUT_BLOCK -> {
                     Payloads.BlockPut put = Payloads.putBlock(request);
+                    long start = System.nanoTime();
                     node.store().put(put.key(), put.data(), put.crc32c());
-                    yield ok();
+                    yield new Frame(MessageType.OK, 0, Payloads.stored(System.nanoTime() - start));
                 }
                 case COMPARE_AND_PUT -> {
                     Payloads.CompareAndPut swap = Payloads.compareAndPut(request.payload());

@@ -32,6 +32,7 @@ import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import java.util.function.ToLongFunction;
 
 /**
  * The client side of a ring node: one request to one node at a time. A request addressed to this
@@ -83,15 +84,24 @@ final class PeerClient {
      */
     private <T> CompletableFuture<T> timed(Member peer, Transfer.Direction direction, long bytes,
             Supplier<CompletableFuture<T>> request) {
+        return timed(peer, direction, bytes, request, answer -> 0);
+    }
+
+    /**
+     * {@link #timed}, with {@code peerNanos} saying how much of the time the peer spent on its own
+     * work (its store write), which is not the link's (see {@link Transfer#measured}).
+     */
+    private <T> CompletableFuture<T> timed(Member peer, Transfer.Direction direction, long bytes,
+            Supplier<CompletableFuture<T>> request, ToLongFunction<T> peerNanos) {
         AtomicInteger count = inFlight.computeIfAbsent(direction + peer.id(), id -> new AtomicInteger());
-        int concurrent = count.incrementAndGet();
+        int atStart = count.incrementAndGet();
         long start = nanoClock.getAsLong();
         CompletableFuture<T> answer = request.get();
         answer.whenComplete((result, error) -> {
-            count.decrementAndGet();
+            int atEnd = count.getAndDecrement();
             if (error == null) {
-                transfers.accept(new Transfer(peer.id(), direction, bytes < 0 ? sizeOf(result) : bytes,
-                        Duration.ofNanos(nanoClock.getAsLong() - start), concurrent));
+                transfers.accept(Transfer.measured(peer.id(), direction, bytes < 0 ? sizeOf(result) : bytes,
+                        nanoClock.getAsLong() - start, peerNanos.applyAsLong(result), atStart, atEnd));
             }
         });
         return answer;
@@ -113,8 +123,9 @@ final class PeerClient {
             });
         }
         return timed(target, Transfer.Direction.SENT, data.length,
-                () -> transport.request(target.address(), Payloads.putBlock(key, data, crc32c), requestTimeout)
-                        .thenApply(f -> null));
+                () -> transport.request(target.address(), Payloads.putBlock(key, data, crc32c), requestTimeout),
+                answer -> Payloads.storeNanos(answer.payload()))
+                .thenApply(f -> null);
     }
 
     CompletableFuture<BlockStore.Swap> compareAndPut(Member target, String key, @Nullable byte[] expected,

@@ -11,9 +11,9 @@ import java.util.Objects;
  * @param peer the peer's id
  * @param direction whether the block came from the peer or went to it
  * @param bytes the block's size
- * @param elapsed request to answer
- * @param concurrent transfers with that peer in flight when this one started, itself included:
- *     they shared the link, so {@code bytes * concurrent / elapsed} estimates what it carries
+ * @param elapsed request to answer, less what the peer said it spent writing the block to its store
+ * @param concurrent transfers with that peer in flight while this one ran, itself included: they
+ *     shared the link, so {@code bytes * concurrent / elapsed} estimates what it carries
  */
 public record Transfer(String peer, Direction direction, long bytes, Duration elapsed, int concurrent) {
 
@@ -32,5 +32,23 @@ public record Transfer(String peer, Direction direction, long bytes, Duration el
         if (bytes < 0 || concurrent < 1) {
             throw new IllegalArgumentException("Need bytes >= 0 and concurrent >= 1, was " + bytes + ", " + concurrent);
         }
+    }
+
+    /**
+     * A transfer as its sender or receiver timed it.
+     *
+     * @param elapsedNanos request to answer
+     * @param peerNanos how much of that the peer said it spent on its own work (its store write),
+     *     not the link's; at most half of {@code elapsedNanos} is taken off, so that a wrong answer
+     *     can at most double the rate the transfer stands for
+     * @param inFlightAtStart transfers with the peer in flight when it started, itself included
+     * @param inFlightAtEnd the same when it ended: the fewer of the two counts, as the count at
+     *     the start alone credits it with transfers that ended just after it began
+     */
+    static Transfer measured(String peer, Direction direction, long bytes, long elapsedNanos, long peerNanos,
+            int inFlightAtStart, int inFlightAtEnd) {
+        long onTheLink = elapsedNanos - Math.min(Math.max(0, peerNanos), elapsedNanos / 2);
+        return new Transfer(peer, direction, bytes, Duration.ofNanos(onTheLink),
+                Math.max(1, Math.min(inFlightAtStart, inFlightAtEnd)));
     }
 }

@@ -1,8 +1,10 @@
 package io.sr3.flink.restore;
 
+import javax.annotation.concurrent.GuardedBy;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Collection;
 import java.util.HashMap;
 import java.util.Map;
@@ -11,8 +13,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongSupplier;
 
 /**
- * Learns each peer's link from the transfers and probes that actually happened, as exponentially
- * weighted moving averages, and turns them into the {@link Link}s the planner needs.
+ * Learns each peer's link from the transfers and probes that actually happened and turns them into
+ * the {@link Link}s the planner needs.
+ *
+ * <p>A link's rate is the highest rate a transfer achieved within the last {@link #window} (the way
+ * BBR estimates a path's bandwidth). A passive sample is what a transfer delivered while the link
+ * also carried other traffic, the job competed for the CPU and the receiver wrote to its disk: it
+ * can fall far below what the link carries, hardly above. An average of such samples plans a
+ * restore, which has the link to itself, on a fraction of it; the maximum does not. Samples older
+ * than the window are forgotten, so a link that got slower shows within the window; the latest
+ * sample stands once every sample is older. A probe ({@link #set}) replaces what was learned.
+ * Round trips are a moving average.
  *
  * <p>Transfers shorter than {@link #MIN_SAMPLE_BYTES} only inform the round trip: their duration
  * is latency, not bandwidth. A peer never observed gets the configured default. Every estimate
@@ -24,24 +35,30 @@ public final class LinkEstimator {
     /** Transfers below this size say nothing about bandwidth. */
     static final long MIN_SAMPLE_BYTES = 64 * 1024;
 
-    private final double weight;
+    /** How much a new round trip counts in the moving average. */
+    private static final double ROUND_TRIP_WEIGHT = 0.3;
+
+    /** How long a rate sample counts towards the link's estimate. */
+    public static final Duration DEFAULT_WINDOW = Duration.ofMinutes(10);
+
+    private final long windowNanos;
     private final Link defaultLink;
     private final Map<String, Estimate> estimates = new ConcurrentHashMap<>();
     private final LongSupplier nanoClock;
 
     /**
-     * @param weight how much a new sample counts, in (0, 1]
+     * @param window how long a rate sample counts towards the estimate
      * @param defaultLink what an unobserved peer is assumed to deliver
      */
-    public LinkEstimator(double weight, Link defaultLink) {
-        this(weight, defaultLink, System::nanoTime);
+    public LinkEstimator(Duration window, Link defaultLink) {
+        this(window, defaultLink, System::nanoTime);
     }
 
-    LinkEstimator(double weight, Link defaultLink, LongSupplier nanoClock) {
-        if (!(weight > 0 && weight <= 1)) {
-            throw new IllegalArgumentException("weight must be in (0, 1], was " + weight);
+    LinkEstimator(Duration window, Link defaultLink, LongSupplier nanoClock) {
+        if (window.isNegative() || window.isZero()) {
+            throw new IllegalArgumentException("window must be positive, was " + window);
         }
-        this.weight = weight;
+        this.windowNanos = window.toNanos();
         this.defaultLink = defaultLink;
         this.nanoClock = nanoClock;
     }
@@ -52,8 +69,7 @@ public final class LinkEstimator {
             return;
         }
         double rate = bytes / (elapsed.toNanos() / 1e9);
-        long now = nanoClock.getAsLong();
-        estimates.compute(peer, (p, e) -> (e == null ? Estimate.NONE : e).withRate(rate, weight, now));
+        estimate(peer).addRate(rate, nanoClock.getAsLong(), windowNanos);
     }
 
     /**
@@ -69,11 +85,10 @@ public final class LinkEstimator {
 
     /**
      * Replaces the estimate of {@code peer} by {@code link}, measured now: a deliberate
-     * measurement (a probe) outranks the moving average of passive samples.
+     * measurement (a probe) outranks the passive samples before it.
      */
     public void set(String peer, Link link) {
-        long now = nanoClock.getAsLong();
-        estimates.put(peer, new Estimate(link.bytesPerSecond(), now, link.roundTrip().toNanos() / 1e9, now));
+        estimate(peer).set(link.bytesPerSecond(), link.roundTrip().toNanos() / 1e9, nanoClock.getAsLong());
     }
 
     /** Records a round trip to {@code peer} (a probe, or a tiny request). */
@@ -81,9 +96,7 @@ public final class LinkEstimator {
         if (roundTrip.isNegative()) {
             return;
         }
-        double seconds = roundTrip.toNanos() / 1e9;
-        long now = nanoClock.getAsLong();
-        estimates.compute(peer, (p, e) -> (e == null ? Estimate.NONE : e).withRoundTrip(seconds, weight, now));
+        estimate(peer).addRoundTrip(roundTrip.toNanos() / 1e9, nanoClock.getAsLong());
     }
 
     /** The current estimate of the link to {@code peer}. */
@@ -92,9 +105,10 @@ public final class LinkEstimator {
         if (e == null) {
             return defaultLink;
         }
-        double rate = Double.isNaN(e.rate) ? defaultLink.bytesPerSecond() : e.rate;
-        Duration rtt = Double.isNaN(e.roundTrip) ? defaultLink.roundTrip() : Duration.ofNanos((long) (e.roundTrip * 1e9));
-        return new Link(rate, rtt);
+        double rate = e.rate(nanoClock.getAsLong(), windowNanos);
+        double roundTrip = e.roundTrip();
+        return new Link(Double.isNaN(rate) ? defaultLink.bytesPerSecond() : rate,
+                Double.isNaN(roundTrip) ? defaultLink.roundTrip() : Duration.ofNanos((long) (roundTrip * 1e9)));
     }
 
     /**
@@ -102,15 +116,13 @@ public final class LinkEstimator {
      * trip measured 1 s ago", or "default" for what was never observed.
      */
     public String source(String peer) {
-        Estimate e = estimates.getOrDefault(peer, Estimate.NONE);
-        long now = nanoClock.getAsLong();
-        return "rate " + measured(e.rate, e.rateAtNanos, now) + ", " + roundTripSource(peer);
+        return "rate " + measured(rateAge(peer)) + ", " + roundTripSource(peer);
     }
 
     /** Where the round trip to {@code peer} comes from: "round trip measured 1 s ago", or "round trip default". */
     public String roundTripSource(String peer) {
-        Estimate e = estimates.getOrDefault(peer, Estimate.NONE);
-        return "round trip " + measured(e.roundTrip, e.roundTripAtNanos, nanoClock.getAsLong());
+        Estimate e = estimates.get(peer);
+        return "round trip " + measured(e == null ? Optional.empty() : e.roundTripAge(nanoClock.getAsLong()));
     }
 
     /** {@link #source} of each of {@code peers}. */
@@ -120,8 +132,8 @@ public final class LinkEstimator {
         return sources;
     }
 
-    private static String measured(double value, long atNanos, long now) {
-        return Double.isNaN(value) ? "default" : "measured " + Math.max(0, (now - atNanos) / 1_000_000_000L) + " s ago";
+    private static String measured(Optional<Duration> age) {
+        return age.map(a -> "measured " + a.toSeconds() + " s ago").orElse("default");
     }
 
     /**
@@ -129,29 +141,89 @@ public final class LinkEstimator {
      * it never was and the default stands for it.
      */
     public Optional<Duration> rateAge(String peer) {
-        Estimate e = estimates.getOrDefault(peer, Estimate.NONE);
-        return Double.isNaN(e.rate) ? Optional.empty()
-                : Optional.of(Duration.ofNanos(Math.max(0, nanoClock.getAsLong() - e.rateAtNanos)));
+        Estimate e = estimates.get(peer);
+        return e == null ? Optional.empty() : e.rateAge(nanoClock.getAsLong());
     }
 
     /** Every peer observed so far, with its estimate. */
     public Map<String, Link> links() {
-        Map<String, Link> links = new ConcurrentHashMap<>();
+        Map<String, Link> links = new HashMap<>();
         estimates.keySet().forEach(peer -> links.put(peer, link(peer)));
         return Map.copyOf(links);
     }
 
-    private record Estimate(double rate, long rateAtNanos, double roundTrip, long roundTripAtNanos) {
-        static final Estimate NONE = new Estimate(Double.NaN, 0, Double.NaN, 0);
+    private Estimate estimate(String peer) {
+        return estimates.computeIfAbsent(peer, p -> new Estimate());
+    }
 
-        Estimate withRate(double sample, double weight, long now) {
-            return new Estimate(Double.isNaN(rate) ? sample : rate + weight * (sample - rate), now, roundTrip,
-                    roundTripAtNanos);
+    /** What is known of the link to one peer. */
+    @ThreadSafe
+    private static final class Estimate {
+        /** Bounds the samples kept when rates keep falling within one window. */
+        private static final int MAX_SAMPLES = 64;
+
+        /**
+         * The rate samples that can still be the window's maximum, oldest first: each is higher
+         * than every later one, so the first one within the window is the maximum, and the last
+         * is the latest sample.
+         */
+        @GuardedBy("this")
+        private final ArrayDeque<RateSample> rates = new ArrayDeque<>();
+
+        @GuardedBy("this")
+        private double roundTrip = Double.NaN;
+
+        @GuardedBy("this")
+        private long roundTripAtNanos;
+
+        synchronized void addRate(double rate, long now, long windowNanos) {
+            while (!rates.isEmpty() && rates.peekLast().rate <= rate) {
+                rates.pollLast();
+            }
+            rates.addLast(new RateSample(rate, now));
+            if (rates.size() > MAX_SAMPLES) {
+                rates.pollFirst();
+            }
+            dropExpired(now, windowNanos);
         }
 
-        Estimate withRoundTrip(double sample, double weight, long now) {
-            return new Estimate(rate, rateAtNanos, Double.isNaN(roundTrip) ? sample : roundTrip + weight * (sample - roundTrip),
-                    now);
+        synchronized void set(double rate, double roundTripSeconds, long now) {
+            rates.clear();
+            rates.add(new RateSample(rate, now));
+            roundTrip = roundTripSeconds;
+            roundTripAtNanos = now;
+        }
+
+        synchronized void addRoundTrip(double seconds, long now) {
+            roundTrip = Double.isNaN(roundTrip) ? seconds : roundTrip + ROUND_TRIP_WEIGHT * (seconds - roundTrip);
+            roundTripAtNanos = now;
+        }
+
+        /** The highest rate within the window, the latest sample if every one is older, NaN if none. */
+        synchronized double rate(long now, long windowNanos) {
+            dropExpired(now, windowNanos);
+            return rates.isEmpty() ? Double.NaN : rates.peekFirst().rate;
+        }
+
+        synchronized double roundTrip() {
+            return roundTrip;
+        }
+
+        synchronized Optional<Duration> rateAge(long now) {
+            return rates.isEmpty() ? Optional.empty() : Optional.of(Duration.ofNanos(Math.max(0, now - rates.peekLast().atNanos)));
+        }
+
+        synchronized Optional<Duration> roundTripAge(long now) {
+            return Double.isNaN(roundTrip) ? Optional.empty() : Optional.of(Duration.ofNanos(Math.max(0, now - roundTripAtNanos)));
+        }
+
+        @GuardedBy("this")
+        private void dropExpired(long now, long windowNanos) {
+            while (rates.size() > 1 && now - rates.peekFirst().atNanos > windowNanos) {
+                rates.pollFirst();
+            }
         }
     }
+
+    private record RateSample(double rate, long atNanos) {}
 }

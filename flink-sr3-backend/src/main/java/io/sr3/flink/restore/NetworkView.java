@@ -46,7 +46,7 @@ public final class NetworkView {
      * How fast this node reads and delivers blocks it holds itself (verify, then write to the
      * restore's destination), learned from restores; until then a local disk through the heap.
      */
-    private final LinkEstimator localReads = new LinkEstimator(0.3, new Link(DEFAULT_LOCAL_READ_BYTES_PER_SECOND,
+    private final LinkEstimator localReads = new LinkEstimator(LinkEstimator.DEFAULT_WINDOW, new Link(DEFAULT_LOCAL_READ_BYTES_PER_SECOND,
             Duration.ZERO));
 
     /** The local read rate assumed before a restore measured one. */
@@ -58,8 +58,8 @@ public final class NetworkView {
 
     NetworkView(LongSupplier nanoClock) {
         this.nanoClock = nanoClock;
-        this.toThisNode = new LinkEstimator(0.3, DEFAULT_LINK, nanoClock);
-        this.fromThisNode = new LinkEstimator(0.3, DEFAULT_LINK, nanoClock);
+        this.toThisNode = new LinkEstimator(LinkEstimator.DEFAULT_WINDOW, DEFAULT_LINK, nanoClock);
+        this.fromThisNode = new LinkEstimator(LinkEstimator.DEFAULT_WINDOW, DEFAULT_LINK, nanoClock);
     }
 
     /**

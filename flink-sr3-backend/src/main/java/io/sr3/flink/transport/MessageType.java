@@ -14,7 +14,12 @@ public enum MessageType {
     /** Server to client: the handshake succeeded. Payload: {@code serverProof[32]}. */
     AUTH_OK(3),
 
-    /** Store a block. Payload: {@code keyLength u16 | key utf8 | data}. Answer: {@link #OK}. */
+    /**
+     * Store a block. Payload: {@code keyLength u16 | key utf8 | data}. Answer: {@link #OK} with
+     * {@code storeNanos i64}, how long the store write took, so the sender can tell the link's
+     * time from the disk's (within protocol version 2; an empty answer from an earlier build means
+     * unknown).
+     */
     PUT_BLOCK(10),
     /** Read a block. Payload: {@code key utf8}. Answer: {@link #DATA} with the block's bytes. */
     GET_BLOCK(11),
@@ -74,7 +79,7 @@ public enum MessageType {
      */
     LINKS(19),
 
-    /** Success without a body. */
+    /** Success; without a body unless the request's answer says otherwise. */
     OK(100),
     /** Success with a body; the layout depends on the request. */
     DATA(101),

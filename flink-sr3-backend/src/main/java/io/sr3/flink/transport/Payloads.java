@@ -43,6 +43,16 @@ public final class Payloads {
         return ByteBuffer.allocate(2 + keyBytes.length).putShort((short) keyBytes.length).put(keyBytes).array();
     }
 
+    /** The answer to a {@link MessageType#PUT_BLOCK}: how long the store write took. */
+    public static byte[] stored(long storeNanos) {
+        return ByteBuffer.allocate(Long.BYTES).putLong(storeNanos).array();
+    }
+
+    /** How long the store write of a {@link MessageType#PUT_BLOCK} took, 0 if the answer does not say. */
+    public static long storeNanos(byte[] answer) {
+        return answer.length == Long.BYTES ? Math.max(0, ByteBuffer.wrap(answer).getLong()) : 0;
+    }
+
     /** A received {@link MessageType#PUT_BLOCK} request: the key, the data (position to limit) and its CRC32C. */
     public record BlockPut(String key, ByteBuffer data, int crc32c) {}
 
