@@ -188,6 +188,13 @@ public record NodeConfig(
                 storeMaxBytes, orphanGracePeriod, restore, durability);
     }
 
+    /** A copy with another block size and largest frame. */
+    public NodeConfig withBlockAndFrameSize(int newBlockSize, int newMaxFrameSize) {
+        return new NodeConfig(host, ports, seeds, replicationFactor, zone, virtualNodes, storeDirectory, fsync, security,
+                limits, newMaxFrameSize, requestTimeout, pingInterval, failureTimeout, newBlockSize, role, repairInterval,
+                storeMaxBytes, orphanGracePeriod, restore, durability);
+    }
+
     /** Defaults for a single-host ring, as the option defaults say. */
     public static NodeConfig defaults() {
         return new NodeConfig("127.0.0.1", List.of(0), List.of(), 2, "", 64, null, false, null,

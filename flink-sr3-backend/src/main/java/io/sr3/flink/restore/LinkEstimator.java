@@ -25,15 +25,18 @@ import java.util.function.LongSupplier;
  * sample stands once every sample is older. A probe ({@link #set}) replaces what was learned.
  * Round trips are a moving average.
  *
- * <p>Transfers shorter than {@link #MIN_SAMPLE_BYTES} only inform the round trip: their duration
- * is latency, not bandwidth. A peer never observed gets the configured default. Every estimate
+ * <p>Transfers shorter than {@link #MIN_SAMPLE_BYTES} say nothing: their duration is latency, not
+ * bandwidth. A peer never observed gets the configured default. Every estimate
  * remembers when it was last measured, for the restore's log line ({@link #source}).
  */
 @ThreadSafe
 public final class LinkEstimator {
 
-    /** Transfers below this size say nothing about bandwidth. */
-    static final long MIN_SAMPLE_BYTES = 64 * 1024;
+    /**
+     * Transfers below this size say nothing about bandwidth: their time is mostly fixed costs on a
+     * fast link, and mostly a shaper's burst allowance on a slow one.
+     */
+    static final long MIN_SAMPLE_BYTES = 1024 * 1024;
 
     /** How much a new round trip counts in the moving average. */
     private static final double ROUND_TRIP_WEIGHT = 0.3;

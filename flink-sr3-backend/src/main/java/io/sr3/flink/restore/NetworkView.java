@@ -40,8 +40,12 @@ public final class NetworkView {
     private final Map<String, Heard> reportedToThisNode = new ConcurrentHashMap<>();
     private final HolderLoad holderLoad = new HolderLoad();
     private volatile Inbound inbound = new Inbound(DEFAULT_LINK.bytesPerSecond(), 4, 0.0, Duration.ZERO);
-    /** When {@link #inbound} was last measured on {@link #nanoClock}; {@link Long#MIN_VALUE} while it is the default. */
+    /** When {@link #inbound} was last probed on {@link #nanoClock}; {@link Long#MIN_VALUE} while it never was. */
     private volatile long inboundMeasuredAt = Long.MIN_VALUE;
+    /** When a restore last raised {@link #inbound}'s capacity ({@link #recordInbound}); {@link Long#MIN_VALUE} if none did. */
+    private volatile long inboundRaisedAt = Long.MIN_VALUE;
+    /** How many holders sent at once when {@link #inboundRaisedAt} was taken. */
+    private volatile int inboundRaisedBy;
     /**
      * How fast this node reads and delivers blocks it holds itself (verify, then write to the
      * restore's destination), learned from restores; until then a local disk through the heap.
@@ -139,9 +143,29 @@ public final class NetworkView {
      * Records what this node can receive: total inbound rate, the senders it takes without loss
      * and the loss per sender beyond, and the fixed cost of one forwarding hop.
      */
-    public void setInbound(double bytesPerSecond, int incastThreshold, double incastPenalty, Duration hopStartup) {
+    public synchronized void setInbound(double bytesPerSecond, int incastThreshold, double incastPenalty,
+            Duration hopStartup) {
         this.inbound = new Inbound(bytesPerSecond, incastThreshold, incastPenalty, hopStartup);
         this.inboundMeasuredAt = nanoClock.getAsLong();
+    }
+
+    /**
+     * Records that this node received {@code bytes} from {@code senders} holders at once in
+     * {@code elapsed} (a restore's fetches): its port carried at least that much, so an inbound
+     * capacity below it (the default, or a probe on a busier day) is raised to it. The incast
+     * threshold and penalty stay as they are: one aggregate does not tell them apart.
+     */
+    public synchronized void recordInbound(long bytes, Duration elapsed, int senders) {
+        if (bytes < LinkEstimator.MIN_SAMPLE_BYTES || senders < 2 || elapsed.isZero() || elapsed.isNegative()) {
+            return;
+        }
+        double rate = bytes / (elapsed.toNanos() / 1e9);
+        Inbound in = inbound;
+        if (rate > in.bytesPerSecond) {
+            inbound = new Inbound(rate, in.incastThreshold, in.incastPenalty, in.hopStartup);
+            inboundRaisedAt = nanoClock.getAsLong();
+            inboundRaisedBy = senders;
+        }
     }
 
     /** Records what this node can receive (see {@link #setInbound}), keeping the hop start-up known so far. */
@@ -198,7 +222,7 @@ public final class NetworkView {
     public Map<String, String> sources(Collection<String> holders) {
         Map<String, String> sources = new HashMap<>();
         long now = nanoClock.getAsLong();
-        sources.put("inbound port", inboundAge().map(age -> "probed " + age.toSeconds() + " s ago").orElse("default"));
+        sources.put("inbound port", inboundSource(now));
         for (String holder : holders) {
             Heard reported = reportedToThisNode.get(holder);
             sources.put(holder, toThisNode.rateAge(holder).isEmpty() && reported != null
@@ -212,6 +236,16 @@ public final class NetworkView {
             }
         }
         return sources;
+    }
+
+    private String inboundSource(long now) {
+        long probed = inboundMeasuredAt;
+        long raised = inboundRaisedAt;
+        if (raised != Long.MIN_VALUE && (probed == Long.MIN_VALUE || raised > probed)) {
+            return "received from " + inboundRaisedBy + " holders at once " + Math.max(0, (now - raised) / 1_000_000_000L)
+                    + " s ago";
+        }
+        return probed == Long.MIN_VALUE ? "default" : "probed " + Math.max(0, (now - probed) / 1_000_000_000L) + " s ago";
     }
 
     /**

@@ -375,15 +375,18 @@ public final class RestoreExecutor {
         /**
          * A restore that received everything through one neighbour (a line, or a single holder)
          * measured that neighbour's link to this node. With several neighbours sending at once,
-         * each one's share says more about this node's inbound port than about its link, so it is
-         * not recorded as a link rate.
+         * each one's share says more about this node's inbound port than about its link: their sum
+         * is what the port carried at least.
          */
         private void learnLinks() {
-            if (receivedByFirstHop.size() != 1) {
-                return;
+            if (receivedByFirstHop.size() == 1) {
+                receivedByFirstHop.forEach((hop, received) -> network.toThisNode()
+                        .recordTransfer(hop, received[0], Duration.ofNanos(received[1] - startNanos)));
+            } else if (receivedByFirstHop.size() > 1) {
+                long bytes = receivedByFirstHop.values().stream().mapToLong(received -> received[0]).sum();
+                long lastNanos = receivedByFirstHop.values().stream().mapToLong(received -> received[1]).max().orElseThrow();
+                network.recordInbound(bytes, Duration.ofNanos(lastNanos - startNanos), receivedByFirstHop.size());
             }
-            receivedByFirstHop.forEach((hop, received) -> network.toThisNode()
-                    .recordTransfer(hop, received[0], Duration.ofNanos(received[1] - startNanos)));
         }
     }
 

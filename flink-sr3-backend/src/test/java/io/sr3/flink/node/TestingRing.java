@@ -91,6 +91,14 @@ public final class TestingRing implements AutoCloseable {
         return config.withDurability(config.durability().withRepairDelay(Duration.ZERO));
     }
 
+    /** Blocks of 1 MiB in {@link #testConfig}: each transfer of one is a bandwidth sample for the link estimates. */
+    public static NodeConfig sampleBlockConfig() {
+        return testConfig().withBlockAndFrameSize(SAMPLE_BLOCK, 2 * SAMPLE_BLOCK);
+    }
+
+    /** The block size of {@link #sampleBlockConfig}: {@code LinkEstimator.MIN_SAMPLE_BYTES}. */
+    public static final int SAMPLE_BLOCK = 1024 * 1024;
+
     /**
      * Stops node {@code index} and starts it again on the same port with the same store: a
      * process restart that keeps its disk. Returns the new node.

@@ -26,10 +26,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class HolderReportsTest {
 
-    /** Above {@code LinkEstimator.MIN_SAMPLE_BYTES}, so every transfer of one is a bandwidth sample. */
-    private static final int BLOCK = 128 * 1024;
+    private static final int BLOCK = TestingRing.SAMPLE_BLOCK;
     /** Far below what loopback carries even on a loaded machine, so the plan does not hinge on noise. */
-    private static final double SLOW = 0.5e6;
+    private static final double SLOW = 4e6;
     private static final double FAST = 1e12;
     private static final Duration LATENCY = Duration.ofMillis(1);
 
@@ -44,7 +43,7 @@ class HolderReportsTest {
      */
     @Test
     void anAutoRestoreRoutesThroughAHolderWhosePathItLearnedFromThatHoldersOwnReads() throws Exception {
-        TestingRing ring = rings.start(3, TestingRing.testConfig());
+        TestingRing ring = rings.start(3, TestingRing.sampleBlockConfig());
         RingNode recovering = ring.node(0);
         RingNode slow = ring.node(1);
         RingNode fast = ring.node(2);
@@ -83,7 +82,7 @@ class HolderReportsTest {
      */
     @Test
     void aForcedStructureIsPlannedWithTheHoldersReportsToo() throws Exception {
-        TestingRing ring = rings.start(3, TestingRing.testConfig());
+        TestingRing ring = rings.start(3, TestingRing.sampleBlockConfig());
         RingNode recovering = ring.node(0);
         RingNode slow = ring.node(1);
         RingNode fast = ring.node(2);
@@ -108,7 +107,7 @@ class HolderReportsTest {
     /** Every block a node writes to a replica is a sample of its link there, which it reports to whoever asks. */
     @Test
     void writesToReplicasAreSamplesTheWriterReports() throws Exception {
-        TestingRing ring = rings.start(3, TestingRing.testConfig());
+        TestingRing ring = rings.start(3, TestingRing.sampleBlockConfig());
         RingNode writer = ring.node(1);
         RingNode replica = ring.node(2);
         byte[] data = new byte[BLOCK];
@@ -132,7 +131,7 @@ class HolderReportsTest {
     /** A holder that is gone answers nothing: the others' reports still count, and the restore goes on. */
     @Test
     void aHolderThatDoesNotAnswerAddsNothing() throws Exception {
-        TestingRing ring = rings.start(4, TestingRing.testConfig());
+        TestingRing ring = rings.start(4, TestingRing.sampleBlockConfig());
         RingNode writer = ring.node(1);
         byte[] data = new byte[BLOCK];
         writer.put(ring.node(2).self(), "b-written", ByteBuffer.wrap(data).array()).join();

@@ -24,13 +24,13 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class PassiveLinkLearningTest {
 
-    private static final int BLOCK = TestingRing.testConfig().blockSize();
+    private static final int BLOCK = TestingRing.SAMPLE_BLOCK;
 
     @RegisterExtension final PerTestRingExtension rings = new PerTestRingExtension();
 
     @Test
     void blocksReadFromAPeerTeachTheLinkFromItAndWritesToItTheLinkToIt() throws Exception {
-        TestingRing ring = rings.start(2, TestingRing.testConfig());
+        TestingRing ring = rings.start(2, TestingRing.sampleBlockConfig());
         RingNode writer = ring.node(0);
         RingNode peer = ring.node(1);
 

@@ -152,6 +152,22 @@ class RestoreExecutorTest {
                 org.assertj.core.data.Percentage.withPercentage(1));
     }
 
+    @Test
+    void whatSeveralHoldersDeliveredAtOnceRaisesAnInboundCapacityBelowIt() throws Exception {
+        NetworkView view = NetworkView.of(recovering);
+        view.setInbound(100_000, 4, 0.0); // a probe on a much busier day: 0.1 MB/s
+
+        RestoreReport report = executor(Structure.STAR).restore("test state", fetches, new Collected());
+
+        double inbound = view.model().inboundBytesPerSecond();
+        assertThat(inbound).as("at least what the port carried").isGreaterThan(100_000)
+                .isGreaterThanOrEqualTo(report.bytes() / report.actualSeconds() / 2);
+        assertThat(view.sources(List.of()).get("inbound port")).matches("received from [234] holders at once .*");
+
+        view.setInbound(50_000, 4, 0.0);
+        assertThat(view.sources(List.of()).get("inbound port")).as("a later probe stands").startsWith("probed");
+    }
+
     private static java.util.OptionalDouble slowest(RingNode reader) {
         try {
             return RestoreRates.slowest(reader, java.time.Duration.ofHours(1));
