@@ -27,7 +27,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 import java.util.function.LongSupplier;
@@ -53,8 +52,8 @@ final class PeerClient {
     private final BooleanSupplier running;
     private final LongSupplier nanoClock;
     private final Consumer<Transfer> transfers;
-    /** Block transfers in flight per peer id. */
-    private final Map<String, AtomicInteger> inFlight = new ConcurrentHashMap<>();
+    /** What each direction of each link delivers, by direction and peer id. */
+    private final Map<String, DeliveryRate> links = new ConcurrentHashMap<>();
 
     /**
      * @param blockBuffers the buffers {@code transport} receives blocks into, which relays read
@@ -93,16 +92,16 @@ final class PeerClient {
      */
     private <T> CompletableFuture<T> timed(Member peer, Transfer.Direction direction, long bytes,
             Supplier<CompletableFuture<T>> request, ToLongFunction<T> peerNanos) {
-        AtomicInteger count = inFlight.computeIfAbsent(direction + peer.id(), id -> new AtomicInteger());
-        int atStart = count.incrementAndGet();
-        long start = nanoClock.getAsLong();
+        DeliveryRate link = links.computeIfAbsent(direction + peer.id(), id -> new DeliveryRate());
+        DeliveryRate.Start start = link.start(nanoClock.getAsLong());
         CompletableFuture<T> answer = request.get();
         answer.whenComplete((result, error) -> {
-            int atEnd = count.getAndDecrement();
-            if (error == null) {
-                transfers.accept(Transfer.measured(peer.id(), direction, bytes < 0 ? sizeOf(result) : bytes,
-                        nanoClock.getAsLong() - start, peerNanos.applyAsLong(result), atStart, atEnd));
+            if (error != null) {
+                link.fail();
+                return;
             }
+            DeliveryRate.Sample sample = link.complete(start, bytes < 0 ? sizeOf(result) : bytes, nanoClock.getAsLong());
+            transfers.accept(Transfer.measured(peer.id(), direction, sample, peerNanos.applyAsLong(result)));
         });
         return answer;
     }

@@ -4,20 +4,18 @@ import java.time.Duration;
 import java.util.Objects;
 
 /**
- * One block that crossed the link between this node and a peer: a block read from the peer
- * (request to the last byte of the answer) or one sent to it (request to its acknowledgement, so
- * the peer's store write is included).
+ * What the link between this node and a peer delivered, one direction, sampled when a block read
+ * from the peer or sent to it completed ({@link DeliveryRate}): the bytes of every block completed
+ * over an interval that ends with this one.
  *
  * @param peer the peer's id
- * @param direction whether the block came from the peer or went to it
- * @param bytes the block's size
- * @param elapsed request to answer, less what the peer said it spent writing the block to its store
- * @param concurrent transfers with that peer in flight while this one ran, itself included: they
- *     shared the link, so {@code bytes * concurrent / elapsed} estimates what it carries
+ * @param direction whether the blocks came from the peer or went to it
+ * @param bytes the bytes delivered over the interval
+ * @param elapsed the interval, without what the peer said it spent writing to its store
  */
-public record Transfer(String peer, Direction direction, long bytes, Duration elapsed, int concurrent) {
+public record Transfer(String peer, Direction direction, long bytes, Duration elapsed) {
 
-    /** Which way the block went. */
+    /** Which way the blocks went. */
     public enum Direction {
         /** From the peer to this node. */
         RECEIVED,
@@ -29,26 +27,22 @@ public record Transfer(String peer, Direction direction, long bytes, Duration el
         Objects.requireNonNull(peer, "peer");
         Objects.requireNonNull(direction, "direction");
         Objects.requireNonNull(elapsed, "elapsed");
-        if (bytes < 0 || concurrent < 1) {
-            throw new IllegalArgumentException("Need bytes >= 0 and concurrent >= 1, was " + bytes + ", " + concurrent);
+        if (bytes < 0) {
+            throw new IllegalArgumentException("Need bytes >= 0, was " + bytes);
         }
     }
 
     /**
-     * A transfer as its sender or receiver timed it.
+     * The transfer one delivery-rate sample stands for.
      *
-     * @param elapsedNanos request to answer
-     * @param peerNanos how much of that the peer said it spent on its own work (its store write),
-     *     not the link's; at most half of {@code elapsedNanos} is taken off, so that a wrong answer
-     *     can at most double the rate the transfer stands for
-     * @param inFlightAtStart transfers with the peer in flight when it started, itself included
-     * @param inFlightAtEnd the same when it ended: the fewer of the two counts, as the count at
-     *     the start alone credits it with transfers that ended just after it began
+     * @param peerNanos how much of the completing block's time the peer said it spent on its own
+     *     work (its store write), not the link's. Taken off only when that block had the link to
+     *     itself from its start (with blocks queued behind each other, the peer's write of one
+     *     overlaps the next one's bytes), and at most half of the interval, so that a wrong answer
+     *     can at most double the rate
      */
-    static Transfer measured(String peer, Direction direction, long bytes, long elapsedNanos, long peerNanos,
-            int inFlightAtStart, int inFlightAtEnd) {
-        long onTheLink = elapsedNanos - Math.min(Math.max(0, peerNanos), elapsedNanos / 2);
-        return new Transfer(peer, direction, bytes, Duration.ofNanos(onTheLink),
-                Math.max(1, Math.min(inFlightAtStart, inFlightAtEnd)));
+    static Transfer measured(String peer, Direction direction, DeliveryRate.Sample sample, long peerNanos) {
+        long own = sample.alone() ? Math.min(Math.max(0, peerNanos), sample.nanos() / 2) : 0;
+        return new Transfer(peer, direction, sample.bytes(), Duration.ofNanos(sample.nanos() - own));
     }
 }

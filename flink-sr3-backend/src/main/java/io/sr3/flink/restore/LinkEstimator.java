@@ -16,18 +16,18 @@ import java.util.function.LongSupplier;
  * Learns each peer's link from the transfers and probes that actually happened and turns them into
  * the {@link Link}s the planner needs.
  *
- * <p>A link's rate is the highest rate a transfer achieved within the last {@link #window} (the way
- * BBR estimates a path's bandwidth). A passive sample is what a transfer delivered while the link
- * also carried other traffic, the job competed for the CPU and the receiver wrote to its disk: it
- * can fall far below what the link carries, hardly above. An average of such samples plans a
- * restore, which has the link to itself, on a fraction of it; the maximum does not. Samples older
- * than the window are forgotten, so a link that got slower shows within the window; the latest
- * sample stands once every sample is older. A probe ({@link #set}) replaces what was learned.
- * Round trips are a moving average.
+ * <p>A link's rate is the highest rate a transfer achieved within a window ({@link #DEFAULT_WINDOW}
+ * in the nodes), the way BBR estimates a path's bandwidth. A passive sample is what a transfer
+ * delivered while the link also carried other traffic, the job competed for the CPU and the
+ * receiver wrote to its disk: it can fall far below what the link carries, hardly above. An
+ * average of such samples plans a restore, which has the link to itself, on a fraction of it;
+ * the maximum does not. Samples older than the window are forgotten, so a link that got slower
+ * shows within the window; the latest sample stands once every sample is older. A probe
+ * ({@link #set}) replaces what was learned. Round trips are a moving average.
  *
- * <p>Transfers shorter than {@link #MIN_SAMPLE_BYTES} say nothing: their duration is latency, not
- * bandwidth. A peer never observed gets the configured default. Every estimate
- * remembers when it was last measured, for the restore's log line ({@link #source}).
+ * <p>Transfers shorter than {@link #MIN_SAMPLE_BYTES} are not samples. A peer never observed gets
+ * the configured default. Every estimate remembers when it was last measured, for the restore's
+ * log line ({@link #source}).
  */
 @ThreadSafe
 public final class LinkEstimator {
@@ -73,17 +73,6 @@ public final class LinkEstimator {
         }
         double rate = bytes / (elapsed.toNanos() / 1e9);
         estimate(peer).addRate(rate, nanoClock.getAsLong(), windowNanos);
-    }
-
-    /**
-     * Records one of {@code concurrent} transfers that shared the link to {@code peer}: the link
-     * carried about {@code concurrent} times this one's rate.
-     */
-    public void recordTransfer(String peer, long bytes, Duration elapsed, int concurrent) {
-        if (bytes < MIN_SAMPLE_BYTES || concurrent < 1) {
-            return;
-        }
-        recordTransfer(peer, bytes * concurrent, elapsed);
     }
 
     /**

@@ -79,7 +79,7 @@ public final class NetworkView {
             String self = n.self().id();
             n.links().onRoundTrip(view.toThisNode()::recordRoundTrip);
             n.links().onTransfer(t -> (t.direction() == Transfer.Direction.RECEIVED ? view.toThisNode : view.fromThisNode)
-                    .recordTransfer(t.peer(), t.bytes(), t.elapsed(), t.concurrent()));
+                    .recordTransfer(t.peer(), t.bytes(), t.elapsed()));
             n.links().reportFrom(() -> view.measuredLinks(self));
             return view;
         });

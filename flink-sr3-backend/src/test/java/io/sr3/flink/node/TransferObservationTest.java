@@ -19,8 +19,9 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * What a node learns of a link from one block it sends: the block's size and the time it spent
- * on the link, without the receiver's store write, which the receiver reports in its answer.
+ * What a node learns of a link from the blocks it sends: the bytes delivered over the time the
+ * link was busy ({@link DeliveryRate}), without the receiver's store write, which the receiver
+ * reports in its answer.
  */
 class TransferObservationTest {
 
@@ -68,31 +69,61 @@ class TransferObservationTest {
         assertThat(transfer.peer()).isEqualTo(ring.node(1).self().id());
         assertThat(transfer.direction()).isEqualTo(Transfer.Direction.SENT);
         assertThat(transfer.bytes()).isEqualTo(data.length);
-        assertThat(transfer.concurrent()).isEqualTo(1);
         assertThat(transfer.elapsed().toNanos()).isPositive().isLessThanOrEqualTo(wall);
     }
 
     @Test
     void thePeersOwnWorkIsNotTheLinksButCountsAtMostHalf() {
-        Transfer sent = Transfer.measured("p", Transfer.Direction.SENT, 1 << 20, 100_000_000L, 30_000_000L, 1, 1);
-        assertThat(sent.elapsed()).isEqualTo(Duration.ofMillis(70));
+        DeliveryRate.Sample alone = new DeliveryRate.Sample(1 << 20, 100_000_000L, true);
+        assertThat(Transfer.measured("p", Transfer.Direction.SENT, alone, 30_000_000L).elapsed())
+                .isEqualTo(Duration.ofMillis(70));
+        assertThat(Transfer.measured("p", Transfer.Direction.SENT, alone, 500_000_000L).elapsed())
+                .as("a wrong answer at most doubles the rate").isEqualTo(Duration.ofMillis(50));
+        assertThat(Transfer.measured("p", Transfer.Direction.SENT, alone, -5).elapsed()).isEqualTo(Duration.ofMillis(100));
 
-        Transfer claimedTooMuch = Transfer.measured("p", Transfer.Direction.SENT, 1 << 20, 100_000_000L,
-                500_000_000L, 1, 1);
-        assertThat(claimedTooMuch.elapsed()).as("a wrong answer at most doubles the rate").isEqualTo(
-                Duration.ofMillis(50));
-
-        Transfer negative = Transfer.measured("p", Transfer.Direction.SENT, 1 << 20, 100_000_000L, -5, 1, 1);
-        assertThat(negative.elapsed()).isEqualTo(Duration.ofMillis(100));
+        DeliveryRate.Sample queued = new DeliveryRate.Sample(1 << 20, 100_000_000L, false);
+        assertThat(Transfer.measured("p", Transfer.Direction.SENT, queued, 30_000_000L).elapsed())
+                .as("behind another block, the peer's write overlapped this one's bytes").isEqualTo(Duration.ofMillis(100));
     }
 
     @Test
-    void aTransferSharedTheLinkWithTheFewerInFlightAtItsStartOrEnd() {
-        // Started behind two others that ended just after: it had the link mostly to itself.
-        assertThat(Transfer.measured("p", Transfer.Direction.RECEIVED, 1 << 20, 1, 0, 3, 1).concurrent()).isEqualTo(1);
-        // Started alone, joined by two more before it ended: those shared only its end.
-        assertThat(Transfer.measured("p", Transfer.Direction.RECEIVED, 1 << 20, 1, 0, 1, 3).concurrent()).isEqualTo(1);
-        assertThat(Transfer.measured("p", Transfer.Direction.RECEIVED, 1 << 20, 1, 0, 4, 4).concurrent()).isEqualTo(4);
+    void aSmallBlockQueuedBehindALargeOneIsNotTakenForASharedLink() {
+        // One connection, 10 MB/s: a 4 MB block, then a 1 MB block sent 1 ms later, behind it.
+        DeliveryRate link = new DeliveryRate();
+        DeliveryRate.Start large = link.start(0);
+        DeliveryRate.Start small = link.start(ms(1));
+        DeliveryRate.Sample first = link.complete(large, 4_000_000, ms(400));
+        DeliveryRate.Sample second = link.complete(small, 1_000_000, ms(500));
+
+        assertThat(rate(first)).isEqualTo(10e6);
+        assertThat(rate(second)).as("both blocks over the busy time, not 2 x 1 MB in 499 ms").isEqualTo(10e6);
+        assertThat(first.alone()).isTrue();
+        assertThat(second.alone()).isFalse();
+    }
+
+    @Test
+    void aBlockAfterAnIdleLinkIsTimedFromItsOwnStart() {
+        DeliveryRate link = new DeliveryRate();
+        link.complete(link.start(0), 1_000_000, ms(100));
+        DeliveryRate.Sample later = link.complete(link.start(ms(5_000)), 2_000_000, ms(5_100));
+        assertThat(rate(later)).as("the idle time is not the link's").isEqualTo(20e6);
+        assertThat(later.alone()).isTrue();
+    }
+
+    @Test
+    void aFailedBlockLeavesTheLinkIdle() {
+        DeliveryRate link = new DeliveryRate();
+        link.start(0);
+        link.fail();
+        assertThat(link.start(ms(1_000)).alone()).isTrue();
+    }
+
+    private static long ms(long millis) {
+        return millis * 1_000_000L;
+    }
+
+    private static double rate(DeliveryRate.Sample sample) {
+        return sample.bytes() / (sample.nanos() / 1e9);
     }
 
     private static byte[] block() {

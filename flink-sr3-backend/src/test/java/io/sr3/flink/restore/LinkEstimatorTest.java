@@ -61,17 +61,6 @@ class LinkEstimatorTest {
     }
 
     @Test
-    void aTransferThatSharedTheLinkWithOthersCountsForAllOfThem() {
-        LinkEstimator estimator = new LinkEstimator(WINDOW, DEFAULT);
-        // One of four blocks in flight together: 2 MB in 80 ms is 25 MB/s of the link's 100 MB/s.
-        estimator.recordTransfer("h0", 2_000_000, Duration.ofMillis(80), 4);
-        assertThat(estimator.link("h0").bytesPerSecond()).isCloseTo(100e6, within(1.0));
-        // The block's own size decides whether it says anything about bandwidth.
-        estimator.recordTransfer("h1", 1_000_000, Duration.ofMillis(1), 100);
-        assertThat(estimator.link("h1")).isEqualTo(DEFAULT);
-    }
-
-    @Test
     void smallTransfersDoNotCountAsBandwidth() {
         LinkEstimator estimator = new LinkEstimator(WINDOW, DEFAULT);
         estimator.recordTransfer("h0", 1_000_000, Duration.ofMillis(10)); // under 1 MiB
