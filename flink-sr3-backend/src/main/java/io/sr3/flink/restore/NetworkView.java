@@ -50,8 +50,8 @@ public final class NetworkView {
      * How fast this node reads and delivers blocks it holds itself (verify, then write to the
      * restore's destination), learned from restores; until then a local disk through the heap.
      */
-    private final LinkEstimator localReads = new LinkEstimator(LinkEstimator.DEFAULT_WINDOW, new Link(DEFAULT_LOCAL_READ_BYTES_PER_SECOND,
-            Duration.ZERO));
+    private final LinkEstimator localReads = new LinkEstimator(LinkEstimator.DEFAULT_WINDOW,
+            new Link(DEFAULT_LOCAL_READ_BYTES_PER_SECOND, Duration.ZERO));
 
     /** The local read rate assumed before a restore measured one. */
     public static final double DEFAULT_LOCAL_READ_BYTES_PER_SECOND = 200e6;
