@@ -107,7 +107,9 @@ final class ShapedClusterReport {
                         + "one bridge, links shaped by the kernel's HTB), replication factor 3, one subtask per TaskManager, ")
                 .append(Stats.bytes(ShapedClusterRestoreBenchmark.STATE_BYTES))
                 .append(" of keyed RocksDB state. tm1 is SIGKILLed and started again in its namespace with an empty store "
-                        + "and `sr3.restore.strategy` set to each value in turn; the time is its subtask's restore as its "
+                        + "and `sr3.restore.strategy` set to each value in turn (round 1: "
+                        + String.join(", ", ShapedClusterRestoreBenchmark.order(1)) + "; round 2: "
+                        + String.join(", ", ShapedClusterRestoreBenchmark.order(2)) + "); the time is its subtask's restore as its "
                         + "restore log line reports it (first request to last block). Probe: ")
                 .append(ShapedClusterRestoreBenchmark.probeInterval() == null ? "none (auto knows what checkpoint traffic taught "
                         + "the nodes)" : "`sr3.restore.probe-interval: " + ShapedClusterRestoreBenchmark.probeInterval() + "`")

@@ -186,7 +186,7 @@ public final class ShapedClusterRestoreBenchmark {
             try (ProcessCluster cluster = ProcessCluster.start(spec, dir, network)) {
                 JobID job = fill(scenario, cluster, dir);
                 for (int round = 1; round <= ROUNDS; round++) {
-                    for (String strategy : STRATEGIES) {
+                    for (String strategy : order(round)) {
                         Trial trial = restore(scenario, cluster, job, round, strategy);
                         trials.add(trial);
                         say("%s round %d %s: %s in %.2f s by %s (predicted %.2f s; %s)", scenario.name(), round, strategy,
@@ -197,6 +197,17 @@ public final class ShapedClusterRestoreBenchmark {
                 cluster.cancel(job);
             }
         }
+    }
+
+    /**
+     * The strategies in the order round {@code round} runs them: each round starts half-way
+     * further along, so that no strategy always runs first, right after the fill or the previous
+     * round's last restore.
+     */
+    static List<String> order(int round) {
+        List<String> order = new ArrayList<>(STRATEGIES);
+        java.util.Collections.rotate(order, -((round - 1) * STRATEGIES.size() / 2) % STRATEGIES.size());
+        return order;
     }
 
     /** Submits the job and waits until the fill is processed and a checkpoint of the full state completed. */
