@@ -71,8 +71,7 @@ public final class RestoreExecutor {
     }
 
     /**
-     * Restores {@code blocks} into {@code sink}, logs one line and records it in the node's
-     * {@link RestoreStats}.
+     * Restores {@code blocks} into {@code sink}, logs one line, records it in {@link RestoreStats}.
      *
      * @param description what is restored, for the log line (subtask, files)
      * @throws IOException if a block has no intact replica left on any reachable node
@@ -373,10 +372,8 @@ public final class RestoreExecutor {
         }
 
         /**
-         * A restore that received everything through one neighbour (a line, or a single holder)
-         * measured that neighbour's link to this node. With several neighbours sending at once,
-         * each one's share says more about this node's inbound port than about its link: their sum
-         * is what the port carried at least.
+         * Through one neighbour (a line, a single holder), a restore measured its link to this node;
+         * from several at once, their sum is what this node's inbound port carried at least.
          */
         private void learnLinks() {
             if (receivedByFirstHop.size() == 1) {
