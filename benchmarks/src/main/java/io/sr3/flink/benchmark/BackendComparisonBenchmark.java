@@ -9,6 +9,10 @@ import io.sr3.flink.harness.Stats;
 import io.sr3.flink.harness.TestJobs;
 import io.sr3.flink.node.TestingRing;
 import io.sr3.flink.testing.EmbeddedCluster;
+import io.sr3.flink.benchmark.RunResult.CpuUse;
+import io.sr3.flink.benchmark.RunResult.Recovery;
+import io.sr3.flink.benchmark.RunResult.Throughput;
+import io.sr3.flink.harness.ThreadCpu;
 import io.sr3.flink.testjob.RunRegistry;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
@@ -21,6 +25,8 @@ import org.apache.flink.runtime.jobmaster.JobResult;
 import javax.annotation.Nullable;
 
 import java.io.IOException;
+import java.lang.management.GarbageCollectorMXBean;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -30,41 +36,63 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * flink-sr3 against Flink's RocksDB backend with {@code file://} checkpoints, on the same job with
- * the same parameters, in one invocation: runs alternate A/B/A/B so that drift of a shared
- * machine hits both sides alike.
+ * flink-sr3 (replication factor 2 and 1) against Flink's RocksDB backend with {@code file://} and
+ * with HDFS checkpoints, on the same job with the same parameters, in one invocation: runs
+ * alternate between the backends in every round so that drift of a shared machine hits all alike.
  *
  * <p>Every run starts a fresh MiniCluster (and, for flink-sr3, a fresh 3-node ring) and executes:
  * <ol>
- *   <li><b>throughput</b>: {@link io.sr3.flink.testjob.StatefulTestJob} with a rate-unlimited source; records/s from
- *       the last subtask RUNNING to FINISHED, checkpointing every {@link #CHECKPOINT_INTERVAL};
- *   <li><b>checkpoints and restore</b>: the same job at a fixed rate; once the keyed state is full
- *       and a few checkpoints completed, one failure is injected (the job's own
- *       {@code FailureInjector}, armed from here); checkpoint durations come from Flink's checkpoint
- *       statistics, restore times from task state timestamps.
+ *   <li><b>throughput</b>: {@link io.sr3.flink.testjob.StatefulTestJob} with a rate-unlimited
+ *       source, checkpointing every {@link #CHECKPOINT_INTERVAL}; records/s over a {@link SteadyWindow}
+ *       in the middle of the run, and to FINISHED;
+ *   <li><b>checkpoints and restores</b>: the same job at a fixed rate; once the keyed state is full
+ *       and a few checkpoints completed, one task failure is injected (the job's own
+ *       {@code FailureInjector}, armed from here), later a TaskManager is closed and replaced;
+ *       checkpoint durations come from Flink's checkpoint statistics, restore times from task
+ *       state timestamps, CPU per thread group from {@link ThreadCpu}.
  * </ol>
  * Both phases must deliver exactly the expected per-key results. Nothing here asserts a timing.
  *
- * <p>Usage: {@code mvn -B -q -pl benchmarks exec:exec@backend-benchmark}; the only argument is the
- * results directory, where {@code backend-comparison-<date>-<commit>.md} and {@code .json} are written.
+ * <p>Usage: {@code mvn -B -q -pl benchmarks exec:exec@backend-benchmark} ({@code -Dsr3.bench.state-size=2g}
+ * for 2 GiB of keyed state; {@code JAVA_TOOL_OPTIONS="-Dsr3.bench.rounds=1 -Dsr3.bench.backends=flink-sr3,rocksdb-file"}
+ * for fewer runs); the only argument is the results directory, where
+ * {@code backend-comparison-<date>-<commit>.md}, {@code .json} and {@code .svg} are written.
  */
 public final class BackendComparisonBenchmark {
 
-    /** The compared backends, in the order they run in every round; flink-sr3 is compared with each other one. */
+    /**
+     * The compared backends, in the order they run in every round and appear in the report; each
+     * flink-sr3 variant is compared with each RocksDB one.
+     */
     enum Backend {
-        SR3("flink-sr3", "flink-sr3: Sr3StateBackendFactory, sr3.working-state=rocksdb, incremental, "
-                + "checkpoints on 3 in-JVM ring nodes (loopback), replication factor 2"),
-        FILE("rocksdb-file", "Flink RocksDB (state.backend.type=rocksdb), incremental, "
-                + "execution.checkpointing.storage=filesystem on a local file:// directory"),
-        HDFS("rocksdb-hdfs", "Flink RocksDB, incremental, checkpoints on hdfs:// (flink-hadoop-fs): an in-JVM "
-                + "MiniDFSCluster (Hadoop 3.5.0) with 3 DataNodes and replication 3");
+        SR3("flink-sr3", 2),
+        SR3_RF1("flink-sr3-rf1", 1),
+        FILE("rocksdb-file", 0),
+        HDFS("rocksdb-hdfs", 0);
 
         final String label;
-        final String description;
+        /** Copies of every checkpoint block on the ring; 0 for the RocksDB baselines. */
+        final int replicationFactor;
 
-        Backend(String label, String description) {
+        Backend(String label, int replicationFactor) {
             this.label = label;
-            this.description = description;
+            this.replicationFactor = replicationFactor;
+        }
+
+        String description() {
+            return switch (this) {
+                case SR3, SR3_RF1 -> "flink-sr3: Sr3StateBackendFactory, sr3.working-state=rocksdb, incremental, "
+                        + "checkpoints on " + RING_NODES + " in-JVM ring nodes (loopback), replication factor "
+                        + replicationFactor;
+                case FILE -> "Flink RocksDB (state.backend.type=rocksdb), incremental, "
+                        + "execution.checkpointing.storage=filesystem on a local file:// directory";
+                case HDFS -> "Flink RocksDB, incremental, checkpoints on hdfs:// (flink-hadoop-fs): an in-JVM "
+                        + "MiniDFSCluster (Hadoop 3.5.0) with 3 DataNodes and replication 3";
+            };
+        }
+
+        boolean isSr3() {
+            return replicationFactor > 0;
         }
 
         /** The backends to run: all, or those named in {@code -Dsr3.bench.backends=flink-sr3,rocksdb-file}. */
@@ -85,29 +113,39 @@ public final class BackendComparisonBenchmark {
     static final int SLOTS_PER_TASK_MANAGER = 1;
     static final int PARALLELISM = 2;
     static final int RING_NODES = 3;
-    static final int REPLICATION_FACTOR = 2;
     static final Duration CHECKPOINT_INTERVAL = Duration.ofSeconds(2);
 
-    /** 16,384 keys x 8 slots x 1 KiB of incompressible payload: 128 MiB of keyed state. */
-    static final int KEYS = 16_384;
+    /** Keyed state of the job: {@code -Dsr3.bench.state-size=2g}, 256 MiB unless set. */
+    static final long STATE_BYTES = ProcessRecoveryBenchmark.parseSize(System.getProperty("sr3.bench.state-size", "256m"));
+    /** Every key holds 8 slots of 1 KiB of incompressible payload; the key count follows from the state size. */
     static final int PAYLOAD_SLOTS = 8;
     static final int PAYLOAD_BYTES = 1024;
+    static final int KEYS = (int) (STATE_BYTES / (PAYLOAD_SLOTS * PAYLOAD_BYTES));
+    /** Records after which every key's state exists (one record per key and slot). */
+    static final long FILL_RECORDS = (long) KEYS * PAYLOAD_SLOTS;
 
-    /** Rate-unlimited phase: 3x the records that fill the state, so it also measures updates. */
-    static final long THROUGHPUT_RECORDS = 400_000;
+    /** Rate-unlimited phase: 3x the records that fill the state, so the steady window measures updates. */
+    static final long THROUGHPUT_RECORDS = 3 * FILL_RECORDS;
+    /** The steady window ends where this share of the phase's input is processed, before the end-of-input work. */
+    static final double STEADY_WINDOW_END = 0.95;
+    static final Duration THROUGHPUT_SAMPLE_INTERVAL = Duration.ofMillis(50);
     /** One untimed rate-unlimited run per backend first, so that JIT warm-up does not count against run 1. */
     static final long WARM_UP_RECORDS = 150_000;
 
     /**
-     * Checkpoint/restore phase: 8,000 records/s fill the state after 16.4 s; the failure comes at
-     * 30 s (about 6 checkpoints of the full state before it); the input lasts 40 s.
+     * Checkpoint/restore phase at a fixed rate: the task failure comes 12 s (about 6 checkpoints of
+     * the full state) after the state is full, the TaskManager loss after the first checkpoint that
+     * follows that restore and {@link #CHECKPOINTS_BEFORE_TASK_MANAGER_LOSS} more; the input lasts
+     * 30 s beyond the task failure.
      */
-    static final double RATE = 8_000;
-    static final long RECORDS = 320_000;
-    static final Duration FAIL_AFTER = Duration.ofSeconds(30);
+    static final double RATE = 10_000;
+    static final Duration FAIL_AFTER = Duration.ofMillis((long) (1000.0 * FILL_RECORDS / RATE) + 12_000);
+    static final long RECORDS = (long) (RATE * (FAIL_AFTER.toSeconds() + 30));
     static final int MIN_CHECKPOINTS_BEFORE_FAILURE = 3;
+    static final int CHECKPOINTS_BEFORE_TASK_MANAGER_LOSS = 2;
 
-    static final Duration PHASE_TIMEOUT = Duration.ofMinutes(4);
+    /** Four minutes, and a minute more for every 300,000 records of the rate-unlimited phase. */
+    static final Duration PHASE_TIMEOUT = Duration.ofSeconds(240 + THROUGHPUT_RECORDS / 5_000);
     static final String COMMAND = "mvn -B -q -pl benchmarks exec:exec@backend-benchmark";
 
     private final long start = System.currentTimeMillis();
@@ -130,7 +168,7 @@ public final class BackendComparisonBenchmark {
                 backends.stream().map(b -> b.label).toList(), machine.processors(), machine.cpuModel(),
                 machine.loadAverage());
         say("job: %,d keys x %d slots x %d B = %s keyed state; throughput phase %,d records unlimited; "
-                        + "restore phase %,d records at %,.0f/s, failure after %d s",
+                        + "restore phase %,d records at %,.0f/s, task failure after %d s, then a TaskManager loss",
                 KEYS, PAYLOAD_SLOTS, PAYLOAD_BYTES, Stats.bytes((double) KEYS * PAYLOAD_SLOTS * PAYLOAD_BYTES),
                 THROUGHPUT_RECORDS, RECORDS, RATE, FAIL_AFTER.toSeconds());
         try {
@@ -142,13 +180,18 @@ public final class BackendComparisonBenchmark {
                 for (Backend backend : backends) {
                     RunResult r = runOnce(backend, round);
                     runs.add(r);
-                    say("%s round %d: %,.0f records/s; checkpoint median %s, p99 %s (state %s, %s uploaded per "
-                                    + "checkpoint, %.1f CPU-s per checkpointed GiB); failure -> running %s, -> first "
-                                    + "checkpoint %s; results %s",
-                            backend.label, round, r.recordsPerSecond(), Stats.millis(r.checkpointDurations().median()),
+                    say("%s round %d: %,.0f records/s steady (%,.0f to FINISHED); checkpoint median %s, p99 %s "
+                                    + "(state %s, %s uploaded per checkpoint, %.1f CPU-s per checkpointed GiB); "
+                                    + "task failure -> running %s (longest task restore %s); TaskManager loss -> "
+                                    + "running %s (longest task restore %s); results %s",
+                            backend.label, round, r.throughput().recordsPerSecond(),
+                            r.throughput().recordsPerSecondToFinished(), Stats.millis(r.checkpointDurations().median()),
                             Stats.millis(r.checkpointDurations().p99()), Stats.bytes(r.checkpointStateSizes().median()),
-                            Stats.bytes(r.checkpointedSizes().mean()), r.cpuSecondsPerCheckpointedGiB(),
-                            Stats.millis(r.failureToRunningMillis()), Stats.millis(r.failureToFirstCheckpointMillis()),
+                            Stats.bytes(r.checkpointedSizes().mean()), r.cpu().secondsPerCheckpointedGiB(),
+                            Stats.millis(r.taskFailure().toRunningMillis()),
+                            Stats.millis(r.taskFailure().longestTaskRestoreMillis()),
+                            Stats.millis(r.taskManagerLoss().toRunningMillis()),
+                            Stats.millis(r.taskManagerLoss().longestTaskRestoreMillis()),
                             r.resultsExact() ? "exact" : "WRONG");
                 }
             }
@@ -173,14 +216,14 @@ public final class BackendComparisonBenchmark {
     }
 
     private RunResult runOnce(Backend backend, int round) throws Exception {
-        Path runDir = Files.createTempDirectory(tmp, backend == Backend.SR3 ? "s" : "b");
+        Path runDir = Files.createTempDirectory(tmp, backend.isSr3() ? "s" : "b");
         String name = backend.label + "-" + round + "-" + runDir.getFileName();
         Configuration config = configuration(backend, runDir);
         say("--- %s, round %d", backend.label, round);
-        TestingRing ring = backend == Backend.SR3 ? TestingRing.start(config, RING_NODES, runDir.resolve("r")) : null;
+        TestingRing ring = backend.isSr3() ? TestingRing.start(config, RING_NODES, runDir.resolve("r")) : null;
         try (EmbeddedCluster cluster = EmbeddedCluster.start(config, TASK_MANAGERS, SLOTS_PER_TASK_MANAGER,
                 runDir.resolve("f"))) {
-            Throughput throughput = throughputPhase(cluster, config, name + "-throughput", THROUGHPUT_RECORDS);
+            ThroughputPhase throughput = throughputPhase(cluster, config, name + "-throughput", THROUGHPUT_RECORDS);
             return restorePhase(cluster, ring, config, name + "-restore", backend, round, throughput);
         } finally {
             if (ring != null) {
@@ -195,7 +238,7 @@ public final class BackendComparisonBenchmark {
         Path runDir = Files.createTempDirectory(tmp, "w");
         Configuration config = configuration(backend, runDir);
         say("--- warm-up (not measured): %s", backend.label);
-        TestingRing ring = backend == Backend.SR3 ? TestingRing.start(config, RING_NODES, runDir.resolve("r")) : null;
+        TestingRing ring = backend.isSr3() ? TestingRing.start(config, RING_NODES, runDir.resolve("r")) : null;
         try (EmbeddedCluster cluster = EmbeddedCluster.start(config, TASK_MANAGERS, SLOTS_PER_TASK_MANAGER,
                 runDir.resolve("f"))) {
             throughputPhase(cluster, config, "warm-up-" + backend.label + "-" + runDir.getFileName(), WARM_UP_RECORDS);
@@ -210,7 +253,7 @@ public final class BackendComparisonBenchmark {
     private Configuration configuration(Backend backend, Path runDir) throws IOException {
         Configuration base = FlinkSettings.common(CHECKPOINT_INTERVAL);
         return switch (backend) {
-            case SR3 -> FlinkSettings.sr3(base, "bench/" + runDir.getFileName(), REPLICATION_FACTOR);
+            case SR3, SR3_RF1 -> FlinkSettings.sr3(base, "bench/" + runDir.getFileName(), backend.replicationFactor);
             case FILE -> FlinkSettings.rocksDbOn(base, runDir.resolve("checkpoints").toUri().toString());
             case HDFS -> FlinkSettings.rocksDbOn(base, hdfs().uri() + "/checkpoints/" + runDir.getFileName());
         };
@@ -225,9 +268,9 @@ public final class BackendComparisonBenchmark {
         return hdfs;
     }
 
-    private record Throughput(long records, long millis, List<CheckpointRecord> checkpoints, boolean exact) {}
+    private record ThroughputPhase(Throughput throughput, boolean exact) {}
 
-    private Throughput throughputPhase(EmbeddedCluster cluster, Configuration config, String runId, long records)
+    private ThroughputPhase throughputPhase(EmbeddedCluster cluster, Configuration config, String runId, long records)
             throws Exception {
         TestJobSpec spec = TestJobSpec.of(runId).withRecords(records, 0).withKeys(KEYS)
                 .withPayload(PAYLOAD_BYTES, PAYLOAD_SLOTS);
@@ -237,6 +280,8 @@ public final class BackendComparisonBenchmark {
             AccessExecutionGraph g = probe.await("all tasks running", Duration.ofSeconds(60), Duration.ofMillis(20),
                     JobProbe::allRunning);
             long running = JobProbe.lastSwitchToRunning(g);
+            SteadyWindow window = SteadyWindow.sample(RunRegistry.run(runId), Math.min(FILL_RECORDS, records / 3),
+                    (long) (STEADY_WINDOW_END * records), PHASE_TIMEOUT);
             JobResult result = cluster.awaitResult(jobId, PHASE_TIMEOUT);
             if (!result.isSuccess()) {
                 throw new IllegalStateException("Throughput job failed", result.getSerializedThrowable().orElse(null));
@@ -244,56 +289,71 @@ public final class BackendComparisonBenchmark {
             g = probe.graph();
             long finished = g.getStatusTimestamp(JobStatus.FINISHED);
             TestJobs.Verdict verdict = TestJobs.verify(spec);
-            Throughput t = new Throughput(spec.records(), finished - running, JobProbe.completed(g), verdict.exact());
-            say("throughput: %,d records in %s = %,.0f records/s, %d checkpoints, results %s", t.records(),
-                    Stats.millis(t.millis()), t.records() * 1000.0 / t.millis(), t.checkpoints().size(),
-                    verdict.exact() ? "exact" : "WRONG: " + verdict.firstProblem());
-            return t;
+            Throughput t = new Throughput(spec.records(), finished - running, window.records(), window.millis(),
+                    JobProbe.completed(g));
+            say("throughput: %,.0f records/s in the steady window (%,d records in %s), %,.0f records/s to FINISHED "
+                            + "(%,d in %s), %d checkpoints, results %s", t.recordsPerSecond(), t.steadyRecords(),
+                    Stats.millis(t.steadyMillis()), t.recordsPerSecondToFinished(), t.records(), Stats.millis(t.millis()),
+                    t.checkpoints().size(), verdict.exact() ? "exact" : "WRONG: " + verdict.firstProblem());
+            return new ThroughputPhase(t, verdict.exact());
         } finally {
             RunRegistry.remove(runId);
         }
     }
 
     private RunResult restorePhase(EmbeddedCluster cluster, @Nullable TestingRing ring, Configuration config,
-            String runId, Backend backend, int round, Throughput throughput) throws Exception {
+            String runId, Backend backend, int round, ThroughputPhase throughput) throws Exception {
         TestJobSpec spec = TestJobSpec.of(runId).withRecords(RECORDS, RATE).withKeys(KEYS)
                 .withPayload(PAYLOAD_BYTES, PAYLOAD_SLOTS).withFailure(TestJobSpec.FailureMode.WHEN_ARMED, 0);
-        long fillMillis = (long) (1000.0 * KEYS * PAYLOAD_SLOTS / RATE);
+        long fillMillis = (long) (1000.0 * FILL_RECORDS / RATE);
         try {
             JobID jobId = cluster.submit(TestJobs.jobGraph(config, spec, PARALLELISM));
             JobProbe probe = new JobProbe(cluster, jobId);
             AccessExecutionGraph g = probe.await("all tasks running", Duration.ofSeconds(60), Duration.ofMillis(20),
                     JobProbe::allRunning);
             long running = JobProbe.lastSwitchToRunning(g);
-            long cpuAtRunning = processCpuNanos();
+            ThreadCpu.Snapshot cpuAtRunning = ThreadCpu.snapshot();
+            long gcAtRunning = gcMillis();
             g = probe.await("state full and " + MIN_CHECKPOINTS_BEFORE_FAILURE + " checkpoints", PHASE_TIMEOUT,
                     Duration.ofMillis(100),
                     graph -> System.currentTimeMillis() - running >= FAIL_AFTER.toMillis()
                             && JobProbe.completedCheckpoints(graph) >= MIN_CHECKPOINTS_BEFORE_FAILURE);
-            int attemptBefore = JobProbe.attempt(g);
+            ThreadCpu.Snapshot cpuAtFailure = ThreadCpu.snapshot();
+            long gcUntilFailure = gcMillis() - gcAtRunning;
             long[] ringBytes = ring == null ? new long[0] : ring.bytesStoredPerNode();
-            long cpuUntilFailure = processCpuNanos() - cpuAtRunning;
-            long armed = System.currentTimeMillis();
             long checkpointedBeforeFailure = 0;
             for (CheckpointRecord c : JobProbe.completed(g)) {
                 if (c.triggerTimestamp() >= running) {
                     checkpointedBeforeFailure += c.checkpointedSize();
                 }
             }
+            CpuUse cpu = new CpuUse(cpuAtFailure.processCpuNanos() - cpuAtRunning.processCpuNanos(),
+                    checkpointedBeforeFailure, ThreadCpu.secondsByGroup(cpuAtRunning, cpuAtFailure),
+                    top(ThreadCpu.secondsByName(cpuAtRunning, cpuAtFailure), 15), gcUntilFailure);
+
+            int attemptBefore = JobProbe.attempt(g);
+            long armed = System.currentTimeMillis();
             RunRegistry.run(runId).armFailure();
+            long failure = armed;
             g = probe.await("the restart after the injected failure", Duration.ofSeconds(120), Duration.ofMillis(20),
                     graph -> JobProbe.attempt(graph) > attemptBefore && JobProbe.allRunning(graph));
-            long failure = JobProbe.earliestFailure(g, armed - 1);
-            if (failure == 0) {
-                failure = armed;
+            long thrown = JobProbe.earliestFailure(g, armed - 1);
+            if (thrown != 0) {
+                failure = thrown;
             }
-            long runningAgain = JobProbe.lastSwitchToRunning(g);
-            long taskRestore = JobProbe.longestInitializationMillis(g);
             RestoredCheckpointStats restored = JobProbe.restored(g);
-            g = probe.await("a checkpoint after the restore", Duration.ofSeconds(60), Duration.ofMillis(20),
-                    graph -> firstCheckpointAfter(graph, runningAgain) != null);
-            CheckpointRecord firstAfter = firstCheckpointAfter(g, runningAgain);
-            long firstCheckpointDone = firstAfter.triggerTimestamp() + firstAfter.endToEndMillis();
+            Recovery taskFailure = recovery(probe, g, failure);
+            say("task failure: checkpoint %s (%s) restored; -> all running %s (longest task restore %s), -> first "
+                            + "checkpoint %s", restored == null ? "NONE" : restored.getCheckpointId(),
+                    restored == null ? "-" : Stats.bytes(restored.getStateSize()),
+                    Stats.millis(taskFailure.toRunningMillis()), Stats.millis(taskFailure.longestTaskRestoreMillis()),
+                    Stats.millis(taskFailure.toFirstCheckpointMillis()));
+
+            long afterFirst = JobProbe.completedCheckpoints(probe.graph());
+            g = probe.await(CHECKPOINTS_BEFORE_TASK_MANAGER_LOSS + " checkpoints before the TaskManager loss",
+                    Duration.ofSeconds(60), Duration.ofMillis(20),
+                    graph -> JobProbe.completedCheckpoints(graph) >= afterFirst + CHECKPOINTS_BEFORE_TASK_MANAGER_LOSS);
+            Recovery taskManagerLoss = loseTaskManager(cluster, probe, jobId, g);
 
             JobResult result = cluster.awaitResult(jobId, PHASE_TIMEOUT);
             g = probe.graph();
@@ -309,20 +369,59 @@ public final class BackendComparisonBenchmark {
                     ringWritten += TestingRing.metrics(ring.node(i)).bytesWritten();
                 }
             }
-            say("restore: checkpoint %s (%s) restored; failure -> all running %s (longest task restore %s), "
-                            + "-> first checkpoint %s; results %s",
-                    restored == null ? "NONE" : restored.getCheckpointId(),
-                    restored == null ? "-" : Stats.bytes(restored.getStateSize()), Stats.millis(runningAgain - failure),
-                    Stats.millis(taskRestore), Stats.millis(firstCheckpointDone - failure),
-                    verdict.exact() ? "exact" : "WRONG: " + verdict.firstProblem());
-            return new RunResult(backend.label, round, throughput.records(), throughput.millis(), throughput.checkpoints(),
-                    fullState, restored == null ? -1 : restored.getCheckpointId(),
-                    restored == null ? 0 : restored.getStateSize(), runningAgain - failure, taskRestore,
-                    firstCheckpointDone - failure, exact, ringBytes, ringWritten, cpuUntilFailure,
-                    checkpointedBeforeFailure);
+            say("restore phase results %s", verdict.exact() ? "exact" : "WRONG: " + verdict.firstProblem());
+            return new RunResult(backend.label, round, throughput.throughput(), fullState,
+                    restored == null ? -1 : restored.getCheckpointId(), restored == null ? 0 : restored.getStateSize(),
+                    taskFailure, taskManagerLoss, exact, ringBytes, ringWritten, cpu);
         } finally {
             RunRegistry.remove(runId);
         }
+    }
+
+    /**
+     * Closes the TaskManager that holds the most RocksDB instances of the job and starts a fresh
+     * one at once, as Kubernetes replaces a lost pod; measures from the close.
+     */
+    private Recovery loseTaskManager(EmbeddedCluster cluster, JobProbe probe, JobID jobId, AccessExecutionGraph g)
+            throws Exception {
+        int attemptBefore = JobProbe.attempt(g);
+        int victim = cluster.taskManagerWithMostStateInstances(jobId);
+        long lost = System.currentTimeMillis();
+        cluster.terminateTaskManager(victim);
+        cluster.startTaskManager();
+        g = probe.await("the restart after the TaskManager loss", Duration.ofSeconds(120), Duration.ofMillis(20),
+                graph -> JobProbe.attempt(graph) > attemptBefore && JobProbe.allRunning(graph));
+        Recovery r = recovery(probe, g, lost);
+        say("TaskManager %d lost (a fresh one started): -> all running %s (longest task restore %s), -> first "
+                        + "checkpoint %s", victim, Stats.millis(r.toRunningMillis()),
+                Stats.millis(r.longestTaskRestoreMillis()), Stats.millis(r.toFirstCheckpointMillis()));
+        return r;
+    }
+
+    /** The restore that followed a failure at {@code failure}, once all tasks run again in {@code g}. */
+    private static Recovery recovery(JobProbe probe, AccessExecutionGraph g, long failure) throws Exception {
+        long runningAgain = JobProbe.lastSwitchToRunning(g);
+        long taskRestore = JobProbe.longestInitializationMillis(g);
+        g = probe.await("a checkpoint after the restore", Duration.ofSeconds(60), Duration.ofMillis(20),
+                graph -> firstCheckpointAfter(graph, runningAgain) != null);
+        CheckpointRecord firstAfter = firstCheckpointAfter(g, runningAgain);
+        long firstCheckpointDone = firstAfter.triggerTimestamp() + firstAfter.endToEndMillis();
+        return new Recovery(runningAgain - failure, taskRestore, firstCheckpointDone - failure);
+    }
+
+    private static Map<String, Double> top(Map<String, Double> largestFirst, int n) {
+        Map<String, Double> top = new LinkedHashMap<>();
+        largestFirst.entrySet().stream().limit(n).forEach(e -> top.put(e.getKey(), e.getValue()));
+        return top;
+    }
+
+    /** Time the garbage collectors report collecting so far (pauses, and concurrent cycles where reported). */
+    private static long gcMillis() {
+        long total = 0;
+        for (GarbageCollectorMXBean gc : ManagementFactory.getGarbageCollectorMXBeans()) {
+            total += Math.max(0, gc.getCollectionTime());
+        }
+        return total;
     }
 
     @Nullable
@@ -341,7 +440,7 @@ public final class BackendComparisonBenchmark {
         p.put("order", "alternating: " + String.join(", then ", backends.stream().map(b -> b.label).toList())
                 + " in every round");
         for (Backend b : backends) {
-            p.put(b.label, b.description);
+            p.put(b.label, b.description());
         }
         p.put("cluster", "embedded MiniCluster, " + TASK_MANAGERS + " TaskManagers x " + SLOTS_PER_TASK_MANAGER
                 + " slot, parallelism " + PARALLELISM + ", fresh cluster (and ring) per run");
@@ -349,22 +448,22 @@ public final class BackendComparisonBenchmark {
         p.put("keys", KEYS);
         p.put("payloadSlotsPerKey", PAYLOAD_SLOTS);
         p.put("payloadBytes", PAYLOAD_BYTES);
-        p.put("keyedStateBytes", (long) KEYS * PAYLOAD_SLOTS * PAYLOAD_BYTES);
+        p.put("keyedStateBytes", STATE_BYTES);
         p.put("warmUp", "one untimed rate-unlimited run of " + WARM_UP_RECORDS + " records per backend before round 1");
         p.put("throughputPhaseRecords", THROUGHPUT_RECORDS);
         p.put("restorePhaseRecords", RECORDS);
         p.put("restorePhaseRecordsPerSecond", RATE);
         p.put("failureAfterMillis", FAIL_AFTER.toMillis());
+        p.put("taskManagerLoss", "after the first checkpoint following the task failure's restore and "
+                + CHECKPOINTS_BEFORE_TASK_MANAGER_LOSS + " more: the TaskManager with the most RocksDB instances is "
+                + "closed and a fresh one started at once");
+        p.put("steadyWindow", "records the keyed operator processed, sampled every "
+                + THROUGHPUT_SAMPLE_INTERVAL.toMillis() + " ms, from the sample where every key's state exists to the "
+                + "one where " + Math.round(STEADY_WINDOW_END * 100) + "% of the input is processed");
         p.put("restartStrategy", "fixed-delay, 200 ms");
-        p.put("jvm", String.join(" ", java.lang.management.ManagementFactory.getRuntimeMXBean().getInputArguments()
+        p.put("jvm", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()
                 .stream().filter(a -> !a.startsWith("--add-")).toList()));
         return p;
-    }
-
-    /** CPU time of this whole JVM so far: every thread, kernel time and the garbage collector included. */
-    private static long processCpuNanos() {
-        return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
-                .getOperatingSystemMXBean()).getProcessCpuTime();
     }
 
     private void say(String format, Object... args) {

@@ -20,8 +20,8 @@ import java.util.Map;
 import java.util.function.ToDoubleFunction;
 
 /**
- * Writes the results of {@link BackendComparisonBenchmark} as Markdown, JSON and an SVG plot, side by side: the
- * first backend (flink-sr3) against each of the others, as ratios.
+ * Writes the results of {@link BackendComparisonBenchmark} as Markdown, JSON and an SVG plot, side by side: each
+ * flink-sr3 variant against each RocksDB baseline, as ratios.
  */
 final class ComparisonReport {
 
@@ -41,12 +41,23 @@ final class ComparisonReport {
         this.runs = runs;
     }
 
-    private String candidate() {
-        return backends.get(0);
+    private List<String> candidates() {
+        return backends.stream().filter(b -> b.startsWith("flink-sr3")).toList();
     }
 
     private List<String> baselines() {
-        return backends.subList(1, backends.size());
+        return backends.stream().filter(b -> !b.startsWith("flink-sr3")).toList();
+    }
+
+    /** "flink-sr3/rocksdb-file" for every candidate and baseline. */
+    private List<String[]> ratioPairs() {
+        List<String[]> pairs = new ArrayList<>();
+        for (String c : candidates()) {
+            for (String b : baselines()) {
+                pairs.add(new String[] {c, b});
+            }
+        }
+        return pairs;
     }
 
     /** How a metric's values are printed. */
@@ -58,8 +69,12 @@ final class ComparisonReport {
 
     private static List<Metric> metrics() {
         return List.of(
-                new Metric("throughputRecordsPerSecond", "Throughput, rate-unlimited source (records/s)", true, Unit.RATE,
-                        RunResult::recordsPerSecond, rs -> mean(rs, RunResult::recordsPerSecond)),
+                new Metric("throughputRecordsPerSecond", "Throughput, rate-unlimited source, steady window (records/s)",
+                        true, Unit.RATE, r -> r.throughput().recordsPerSecond(),
+                        rs -> mean(rs, r -> r.throughput().recordsPerSecond())),
+                new Metric("throughputToFinishedRecordsPerSecond", "Throughput, the same run to FINISHED (records/s)",
+                        true, Unit.RATE, r -> r.throughput().recordsPerSecondToFinished(),
+                        rs -> mean(rs, r -> r.throughput().recordsPerSecondToFinished())),
                 new Metric("checkpointEndToEndMillisMedian", "Checkpoint duration, median end-to-end (ms)", false, Unit.MILLIS,
                         r -> r.checkpointDurations().median(), rs -> pooled(rs).median()),
                 new Metric("checkpointEndToEndMillisP99", "Checkpoint duration, p99 end-to-end (ms)", false, Unit.MILLIS,
@@ -67,21 +82,32 @@ final class ComparisonReport {
                 new Metric("checkpointEndToEndMillisMean", "Checkpoint duration, mean end-to-end (ms)", false, Unit.MILLIS,
                         r -> r.checkpointDurations().mean(), rs -> pooled(rs).mean()),
                 new Metric("cpuSecondsPerCheckpointedGiB", "CPU-seconds per checkpointed GiB (whole JVM, rate-limited phase)",
-                        false, Unit.CPU_SECONDS, RunResult::cpuSecondsPerCheckpointedGiB,
-                        rs -> mean(rs, RunResult::cpuSecondsPerCheckpointedGiB)),
+                        false, Unit.CPU_SECONDS, r -> r.cpu().secondsPerCheckpointedGiB(),
+                        rs -> mean(rs, r -> r.cpu().secondsPerCheckpointedGiB())),
                 new Metric("checkpointStateSizeBytesMedian", "Checkpoint state size, median (full incremental state)",
                         false, Unit.BYTES, r -> r.checkpointStateSizes().median(),
                         rs -> mean(rs, r -> r.checkpointStateSizes().median())),
                 new Metric("checkpointedSizeBytesMean", "Uploaded per checkpoint, mean (incremental part)", false, Unit.BYTES,
                         r -> r.checkpointedSizes().mean(), rs -> mean(rs, r -> r.checkpointedSizes().mean())),
-                new Metric("failureToRunningMillis", "Restore: failure -> all subtasks RUNNING (ms)", false, Unit.MILLIS,
-                        RunResult::failureToRunningMillis, rs -> mean(rs, RunResult::failureToRunningMillis)),
-                new Metric("longestTaskRestoreMillis", "Restore: longest subtask INITIALIZING (state download + open, ms)",
-                        false, Unit.MILLIS, RunResult::longestTaskRestoreMillis,
-                        rs -> mean(rs, RunResult::longestTaskRestoreMillis)),
-                new Metric("failureToFirstCheckpointMillis", "Restore: failure -> first checkpoint completed after it (ms)",
-                        false, Unit.MILLIS, RunResult::failureToFirstCheckpointMillis,
-                        rs -> mean(rs, RunResult::failureToFirstCheckpointMillis)));
+                new Metric("failureToRunningMillis", "Task failure -> all subtasks RUNNING (ms)", false, Unit.MILLIS,
+                        r -> r.taskFailure().toRunningMillis(), rs -> mean(rs, r -> r.taskFailure().toRunningMillis())),
+                new Metric("longestTaskRestoreMillis", "Task failure: longest subtask INITIALIZING (state download + open, ms)",
+                        false, Unit.MILLIS, r -> r.taskFailure().longestTaskRestoreMillis(),
+                        rs -> mean(rs, r -> r.taskFailure().longestTaskRestoreMillis())),
+                new Metric("failureToFirstCheckpointMillis", "Task failure -> first checkpoint completed after it (ms)",
+                        false, Unit.MILLIS, r -> r.taskFailure().toFirstCheckpointMillis(),
+                        rs -> mean(rs, r -> r.taskFailure().toFirstCheckpointMillis())),
+                new Metric("taskManagerLossToRunningMillis", "TaskManager loss -> all subtasks RUNNING (ms)", false,
+                        Unit.MILLIS, r -> r.taskManagerLoss().toRunningMillis(),
+                        rs -> mean(rs, r -> r.taskManagerLoss().toRunningMillis())),
+                new Metric("taskManagerLossLongestTaskRestoreMillis",
+                        "TaskManager loss: longest subtask INITIALIZING (state download + open, ms)", false, Unit.MILLIS,
+                        r -> r.taskManagerLoss().longestTaskRestoreMillis(),
+                        rs -> mean(rs, r -> r.taskManagerLoss().longestTaskRestoreMillis())),
+                new Metric("taskManagerLossToFirstCheckpointMillis",
+                        "TaskManager loss -> first checkpoint completed after it (ms)", false, Unit.MILLIS,
+                        r -> r.taskManagerLoss().toFirstCheckpointMillis(),
+                        rs -> mean(rs, r -> r.taskManagerLoss().toFirstCheckpointMillis())));
     }
 
     List<Path> write(Path directory) throws IOException {
@@ -102,29 +128,70 @@ final class ComparisonReport {
             out.append(' ').append(backend).append(" |");
             rule.append("---:|");
         }
-        for (String baseline : baselines()) {
-            out.append(" ratio ").append(candidate()).append('/').append(baseline).append(" |");
+        for (String[] pair : ratioPairs()) {
+            out.append(" ratio ").append(pair[0]).append('/').append(pair[1]).append(" |");
             rule.append("---:|");
         }
         out.append('\n').append(rule).append('\n');
         for (Metric m : metrics()) {
-            double candidateValue = m.pooled().applyAsDouble(of(candidate()));
             out.append("| ").append(m.title()).append(" |");
             for (String backend : backends) {
                 out.append(' ').append(format(m.pooled().applyAsDouble(of(backend)), m)).append(" |");
             }
-            for (String baseline : baselines()) {
-                out.append(' ').append(String.format("%.2f", candidateValue / m.pooled().applyAsDouble(of(baseline))))
-                        .append(" |");
+            for (String[] pair : ratioPairs()) {
+                out.append(' ').append(String.format("%.2f", ratio(m, pair))).append(" |");
             }
             out.append('\n');
         }
         return out.toString();
     }
 
+    private double ratio(Metric m, String[] pair) {
+        return m.pooled().applyAsDouble(of(pair[0])) / m.pooled().applyAsDouble(of(pair[1]));
+    }
+
+    /**
+     * CPU-seconds per checkpointed GiB in the rate-limited window, per thread group (rows) and
+     * backend (columns), mean over rounds: where each backend's checkpoint cost lands.
+     */
+    private Map<String, Map<String, Double>> cpuByGroup() {
+        Map<String, Map<String, Double>> table = new LinkedHashMap<>();
+        for (String backend : backends) {
+            List<RunResult> rs = of(backend);
+            for (RunResult r : rs) {
+                r.cpu().secondsByGroup().forEach((group, seconds) -> table.computeIfAbsent(group, g -> new LinkedHashMap<>())
+                        .merge(backend, r.cpu().perCheckpointedGiB(seconds) / rs.size(), Double::sum));
+            }
+        }
+        return table;
+    }
+
+    private String cpuTable() {
+        StringBuilder out = new StringBuilder("| Thread group |");
+        StringBuilder rule = new StringBuilder("|---|");
+        for (String backend : backends) {
+            out.append(' ').append(backend).append(" |");
+            rule.append("---:|");
+        }
+        out.append('\n').append(rule).append('\n');
+        cpuByGroup().forEach((group, perBackend) -> {
+            out.append("| ").append(group).append(" |");
+            for (String backend : backends) {
+                out.append(String.format(" %.1f |", perBackend.getOrDefault(backend, 0.0)));
+            }
+            out.append('\n');
+        });
+        out.append("| garbage collector, reported collection time (ms per checkpointed GiB) |");
+        for (String backend : backends) {
+            out.append(String.format(" %,.0f |", mean(of(backend), r -> r.cpu().perCheckpointedGiB(r.cpu().gcPauseMillis()))));
+        }
+        return out.append('\n').toString();
+    }
+
     private String markdown(String jsonName, String plot) {
         StringBuilder md = new StringBuilder();
-        md.append("# Backend comparison: ").append(candidate()).append(" vs ").append(String.join(", ", baselines()))
+        md.append("# Backend comparison: ").append(String.join(", ", candidates())).append(" vs ")
+                .append(String.join(", ", baselines()))
                 .append("\n\n");
         md.append("Measured ").append(when.toLocalDateTime().withNano(0)).append(" UTC by `")
                 .append(BackendComparisonBenchmark.class.getName()).append("`; raw numbers in `").append(jsonName)
@@ -140,20 +207,27 @@ final class ComparisonReport {
         md.append("\n## Results (mean over rounds; checkpoint durations pooled over all full-state checkpoints)\n\n");
         md.append(plot);
         md.append(summaryTable());
-        md.append("\nA ratio below 1 means ").append(candidate()).append(" took less time or CPU (or, for throughput, "
-                + "processed fewer records/s).\n");
+        md.append("\nA ratio below 1 means flink-sr3 took less time or CPU (or, for throughput, processed fewer "
+                + "records/s).\n");
+        md.append("\n## Where the CPU goes: CPU-seconds per checkpointed GiB by thread group (rate-limited phase, ")
+                .append("mean over rounds)\n\n");
+        md.append(cpuTable());
+        md.append("\nThe largest thread names of every run (digits as #) are in the JSON file ")
+                .append("(`checkpointing.cpuSecondsByThreadName`).\n");
         md.append("\n## Per run\n\n");
-        md.append("| Backend | Round | records/s | checkpoints | ckpt median | ckpt mean | state size | uploaded/ckpt "
-                + "| restored ckpt | failure->running | task restore | failure->1st ckpt | results |\n");
-        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        md.append("| Backend | Round | records/s steady | to FINISHED | checkpoints | ckpt median | ckpt mean | state size "
+                + "| uploaded/ckpt | restored ckpt | task failure->running | task restore | TM loss->running "
+                + "| task restore | results |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
         for (RunResult r : runs) {
-            md.append(String.format("| %s | %d | %,.0f | %d | %s | %s | %s | %s | %d | %s | %s | %s | %s |%n",
-                    r.backend(), r.round(), r.recordsPerSecond(), r.fullStateCheckpoints().size(),
-                    Stats.millis(r.checkpointDurations().median()), Stats.millis(r.checkpointDurations().mean()),
-                    Stats.bytes(r.checkpointStateSizes().median()), Stats.bytes(r.checkpointedSizes().mean()),
-                    r.restoredCheckpointId(), Stats.millis(r.failureToRunningMillis()),
-                    Stats.millis(r.longestTaskRestoreMillis()), Stats.millis(r.failureToFirstCheckpointMillis()),
-                    r.resultsExact() ? "exact" : "WRONG"));
+            md.append(String.format("| %s | %d | %,.0f | %,.0f | %d | %s | %s | %s | %s | %d | %s | %s | %s | %s | %s |%n",
+                    r.backend(), r.round(), r.throughput().recordsPerSecond(), r.throughput().recordsPerSecondToFinished(),
+                    r.fullStateCheckpoints().size(), Stats.millis(r.checkpointDurations().median()),
+                    Stats.millis(r.checkpointDurations().mean()), Stats.bytes(r.checkpointStateSizes().median()),
+                    Stats.bytes(r.checkpointedSizes().mean()), r.restoredCheckpointId(),
+                    Stats.millis(r.taskFailure().toRunningMillis()), Stats.millis(r.taskFailure().longestTaskRestoreMillis()),
+                    Stats.millis(r.taskManagerLoss().toRunningMillis()),
+                    Stats.millis(r.taskManagerLoss().longestTaskRestoreMillis()), r.resultsExact() ? "exact" : "WRONG"));
         }
         md.append("\nEvery checkpoint of every run (id: end-to-end ms, state size, uploaded) is in the JSON file.\n");
         for (RunResult r : runs) {
@@ -164,19 +238,23 @@ final class ComparisonReport {
             }
         }
         md.append("\n## How the numbers are taken\n\n");
-        md.append("- Throughput: a rate-unlimited source; records divided by the time from the last subtask switching ")
-                .append("to RUNNING to the job FINISHED (the end-of-input result emission included), checkpointing ")
-                .append("every ").append(parameters.get("checkpointInterval")).append(".\n");
+        md.append("- Throughput: a rate-unlimited source, checkpointing every ").append(parameters.get("checkpointInterval"))
+                .append("; the headline is the steady window (").append(parameters.get("steadyWindow")).append("); ")
+                .append("\"to FINISHED\" divides all records by the time from the last subtask RUNNING to FINISHED, ")
+                .append("which adds the end-of-input emission and the final checkpoint Flink waits for.\n");
         md.append("- Checkpoint duration and size: Flink's checkpoint statistics (`CheckpointStatsSnapshot` of the ")
                 .append("execution graph): end-to-end duration (trigger to last acknowledgement), state size and ")
                 .append("checkpointed (incremental) size, for the checkpoints of the rate-limited phase triggered ")
                 .append("after every key's state existed and before the failure.\n");
-        md.append("- Restore: one failure thrown by the job's failure injector (armed by the benchmark) after ")
+        md.append("- Task failure: one failure thrown by the job's failure injector (armed by the benchmark) after ")
                 .append("checkpoints; the failure time is the FAILED timestamp of the failing subtask attempt, ")
                 .append("\"running\" is the latest RUNNING timestamp of the new attempts (RUNNING follows ")
                 .append("INITIALIZING, where RocksDB downloads and opens its state). Includes the fixed restart delay ")
                 .append("of 200 ms on both sides. The job's registry reports no per-record timestamps, so the first ")
                 .append("record processed after the restore is not measured separately.\n");
+        md.append("- TaskManager loss: ").append(parameters.get("taskManagerLoss")).append("; measured from the ")
+                .append("close. Local recovery is off for every backend, so the restarted subtasks download their ")
+                .append("state.\n");
         md.append("- Correctness: each phase's per-key results are compared with `StatefulTestJob.expectedResults`; ")
                 .append("numbers of a run whose results are not exact are not comparable.\n");
         md.append("- Caveat: in one JVM the sr3:// file system of all TaskManagers is served by the oldest ring node, ")
@@ -190,7 +268,9 @@ final class ComparisonReport {
         md.append("- CPU-seconds per checkpointed GiB: the JVM's CPU time (every thread, kernel time, the garbage ")
                 .append("collector) in the rate-limited phase, from all subtasks RUNNING to the injected failure, over ")
                 .append("the bytes the checkpoints completed in that window uploaded. The job's own work is the same ")
-                .append("for every backend, so the differences are what the checkpoints cost.\n");
+                .append("for every backend, so the differences are what the checkpoints cost. By thread group: each ")
+                .append("thread's user and system time from /proc/self/task (garbage collector and RocksDB threads ")
+                .append("included), grouped by name; threads that ended in the window show as their own group.\n");
         return md.toString();
     }
 
@@ -204,12 +284,11 @@ final class ComparisonReport {
         Map<String, Object> summary = new LinkedHashMap<>();
         for (Metric metric : metrics()) {
             Map<String, Object> s = new LinkedHashMap<>();
-            double candidateValue = metric.pooled().applyAsDouble(of(candidate()));
             for (String backend : backends) {
                 s.put(backend, metric.pooled().applyAsDouble(of(backend)));
             }
-            for (String baseline : baselines()) {
-                s.put("ratio " + candidate() + "/" + baseline, candidateValue / metric.pooled().applyAsDouble(of(baseline)));
+            for (String[] pair : ratioPairs()) {
+                s.put("ratio " + pair[0] + "/" + pair[1], ratio(metric, pair));
             }
             s.put("higherIsBetter", metric.higherIsBetter());
             for (String backend : backends) {
@@ -217,6 +296,7 @@ final class ComparisonReport {
             }
             summary.put(metric.key(), s);
         }
+        summary.put("cpuSecondsPerCheckpointedGiBByThreadGroup", cpuByGroup());
         m.put("summary", summary);
         List<Map<String, Object>> raw = new ArrayList<>();
         for (RunResult r : runs) {

@@ -11,53 +11,99 @@ import java.util.Map;
 /**
  * The raw numbers of one run (one backend, one round) of {@link BackendComparisonBenchmark}.
  *
- * @param backend {@link BackendComparisonBenchmark.Backend} name
+ * @param backend {@link BackendComparisonBenchmark.Backend} label
  * @param round 1-based round; runs alternate backends within and across rounds
- * @param throughputRecords records of the rate-unlimited phase
- * @param throughputMillis from the last subtask RUNNING to the job FINISHED in that phase
- * @param throughputCheckpoints checkpoints completed during the rate-unlimited phase
+ * @param throughput the rate-unlimited phase
  * @param fullStateCheckpoints checkpoints of the rate-limited phase triggered after every key's
  *     state existed and before the injected failure: the checkpoint-duration sample
- * @param restoredCheckpointId the checkpoint the failover restored, -1 if none
+ * @param restoredCheckpointId the checkpoint the task failover restored, -1 if none
  * @param restoredStateSize its state size in bytes
- * @param failureToRunningMillis from the injected failure to the last subtask RUNNING again
- * @param longestTaskRestoreMillis the longest INITIALIZING phase (state download and RocksDB open) of a subtask
- * @param failureToFirstCheckpointMillis from the failure to the completion of the first checkpoint after the restore
+ * @param taskFailure the restore after the injected task failure
+ * @param taskManagerLoss the restore after the TaskManager with the most state instances was closed
+ *     and a fresh one started
  * @param resultsExact whether both phases delivered exactly the expected per-key results
  * @param ringBytesPerNode for flink-sr3: bytes in each ring node's store at the failure (empty otherwise)
  * @param ringBytesWritten for flink-sr3: bytes sent to the ring as block writes (all replicas), whole run
- * @param checkpointingCpuNanos CPU time of the whole JVM (job, storage, kernel time, garbage
- *     collector) in the rate-limited phase from all subtasks RUNNING to the injected failure
- * @param checkpointingBytes bytes uploaded (checkpointed size) by the checkpoints completed in that window
+ * @param cpu CPU use of the rate-limited phase from all subtasks RUNNING to the injected failure
  */
 public record RunResult(
         String backend,
         int round,
-        long throughputRecords,
-        long throughputMillis,
-        List<CheckpointRecord> throughputCheckpoints,
+        Throughput throughput,
         List<CheckpointRecord> fullStateCheckpoints,
         long restoredCheckpointId,
         long restoredStateSize,
-        long failureToRunningMillis,
-        long longestTaskRestoreMillis,
-        long failureToFirstCheckpointMillis,
+        Recovery taskFailure,
+        Recovery taskManagerLoss,
         boolean resultsExact,
         long[] ringBytesPerNode,
         long ringBytesWritten,
-        long checkpointingCpuNanos,
-        long checkpointingBytes) {
+        CpuUse cpu) {
 
     /**
-     * CPU-seconds per GiB checkpointed in the rate-limited phase. The job's own work is the same
-     * for every backend there, so differences between backends are what their checkpoints cost.
+     * The rate-unlimited phase.
+     *
+     * @param records records of the phase
+     * @param millis from the last subtask RUNNING to the job FINISHED (end-of-input emission and the
+     *     final checkpoint Flink waits for included)
+     * @param steadyRecords records processed in the steady window: from the sample where every key's
+     *     state exists to the one where 95% of the input is processed
+     * @param steadyMillis the window's length
+     * @param checkpoints checkpoints completed during the phase
      */
-    public double cpuSecondsPerCheckpointedGiB() {
-        return checkpointingCpuNanos / 1e9 / (checkpointingBytes / (double) (1L << 30));
+    public record Throughput(long records, long millis, long steadyRecords, long steadyMillis,
+            List<CheckpointRecord> checkpoints) {
+
+        public double recordsPerSecond() {
+            return steadyRecords * 1000.0 / steadyMillis;
+        }
+
+        public double recordsPerSecondToFinished() {
+            return records * 1000.0 / millis;
+        }
     }
 
-    public double recordsPerSecond() {
-        return throughputRecords * 1000.0 / throughputMillis;
+    /**
+     * One restore.
+     *
+     * @param toRunningMillis from the failure to the last subtask RUNNING again
+     * @param longestTaskRestoreMillis the longest INITIALIZING phase (state download and RocksDB open) of a subtask
+     * @param toFirstCheckpointMillis from the failure to the completion of the first checkpoint after the restore
+     */
+    public record Recovery(long toRunningMillis, long longestTaskRestoreMillis, long toFirstCheckpointMillis) {
+
+        Map<String, Object> toMap() {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("toRunningMillis", toRunningMillis);
+            m.put("longestTaskRestoreMillis", longestTaskRestoreMillis);
+            m.put("toFirstCheckpointMillis", toFirstCheckpointMillis);
+            return m;
+        }
+    }
+
+    /**
+     * CPU use of a window of the rate-limited phase.
+     *
+     * @param cpuNanos CPU time of the whole JVM (job, storage, kernel time, garbage collector)
+     * @param checkpointedBytes bytes uploaded (checkpointed size) by the checkpoints completed in the window
+     * @param secondsByGroup CPU-seconds per thread group ({@link io.sr3.flink.harness.ThreadCpu})
+     * @param secondsByThreadName CPU-seconds per thread name, digits as {@code #}, the largest first
+     * @param gcPauseMillis time the garbage collectors report collecting in the window
+     */
+    public record CpuUse(long cpuNanos, long checkpointedBytes, Map<String, Double> secondsByGroup,
+            Map<String, Double> secondsByThreadName, long gcPauseMillis) {
+
+        /**
+         * CPU-seconds per GiB checkpointed. The job's own work is the same for every backend, so
+         * differences between backends are what their checkpoints cost.
+         */
+        public double secondsPerCheckpointedGiB() {
+            return perCheckpointedGiB(cpuNanos / 1e9);
+        }
+
+        public double perCheckpointedGiB(double value) {
+            return value / (checkpointedBytes / (double) (1L << 30));
+        }
     }
 
     public Stats checkpointDurations() {
@@ -78,30 +124,34 @@ public record RunResult(
         m.put("round", round);
         m.put("resultsExact", resultsExact);
         Map<String, Object> t = new LinkedHashMap<>();
-        t.put("records", throughputRecords);
-        t.put("millis", throughputMillis);
-        t.put("recordsPerSecond", recordsPerSecond());
-        t.put("checkpoints", checkpoints(throughputCheckpoints));
+        t.put("records", throughput.records());
+        t.put("millis", throughput.millis());
+        t.put("recordsPerSecondToFinished", throughput.recordsPerSecondToFinished());
+        t.put("steadyRecords", throughput.steadyRecords());
+        t.put("steadyMillis", throughput.steadyMillis());
+        t.put("recordsPerSecond", throughput.recordsPerSecond());
+        t.put("checkpoints", checkpoints(throughput.checkpoints()));
         m.put("throughput", t);
         Map<String, Object> c = new LinkedHashMap<>();
         c.put("count", fullStateCheckpoints.size());
         c.put("endToEndMillisMean", checkpointDurations().mean());
         c.put("endToEndMillisMedian", checkpointDurations().median());
         c.put("endToEndMillisP99", checkpointDurations().p99());
-        c.put("cpuNanos", checkpointingCpuNanos);
-        c.put("checkpointedBytes", checkpointingBytes);
-        c.put("cpuSecondsPerCheckpointedGiB", cpuSecondsPerCheckpointedGiB());
+        c.put("cpuNanos", cpu.cpuNanos());
+        c.put("checkpointedBytes", cpu.checkpointedBytes());
+        c.put("cpuSecondsPerCheckpointedGiB", cpu.secondsPerCheckpointedGiB());
+        c.put("cpuSecondsByThreadGroup", cpu.secondsByGroup());
+        c.put("cpuSecondsByThreadName", cpu.secondsByThreadName());
+        c.put("gcPauseMillis", cpu.gcPauseMillis());
         c.put("stateSizeBytesMedian", checkpointStateSizes().median());
         c.put("checkpointedSizeBytesMean", checkpointedSizes().mean());
         c.put("checkpoints", checkpoints(fullStateCheckpoints));
         m.put("checkpointing", c);
-        Map<String, Object> r = new LinkedHashMap<>();
+        Map<String, Object> r = taskFailure.toMap();
         r.put("restoredCheckpointId", restoredCheckpointId);
         r.put("restoredStateSizeBytes", restoredStateSize);
-        r.put("failureToRunningMillis", failureToRunningMillis);
-        r.put("longestTaskRestoreMillis", longestTaskRestoreMillis);
-        r.put("failureToFirstCheckpointMillis", failureToFirstCheckpointMillis);
-        m.put("restore", r);
+        m.put("taskFailure", r);
+        m.put("taskManagerLoss", taskManagerLoss.toMap());
         if (ringBytesPerNode.length > 0) {
             Map<String, Object> ring = new LinkedHashMap<>();
             ring.put("bytesPerNodeAtFailure", ringBytesPerNode);

@@ -50,7 +50,8 @@ final class ResultCharts {
 
     /** Display names of the backends the benchmarks compare; others keep their id. */
     private static final Map<String, String> BACKEND_NAMES =
-            Map.of("rocksdb-file", "RocksDB on file://", "rocksdb-hdfs", "RocksDB on HDFS");
+            Map.of("rocksdb-file", "RocksDB on file://", "rocksdb-hdfs", "RocksDB on HDFS",
+                    "flink-sr3-rf1", "flink-sr3, rf 1");
 
     private static final Pattern LEADING_NUMBER = Pattern.compile("^\\s*(\\d+(?:\\.\\d+)?)");
 
@@ -97,8 +98,9 @@ final class ResultCharts {
     private static List<SvgBarChart> backendComparison(Context c) {
         Map<String, String> times = labels("checkpointEndToEndMillisMedian", "checkpoint p50",
                 "checkpointEndToEndMillisP99", "checkpoint p99", "failureToRunningMillis", "task failure → all RUNNING",
-                "longestTaskRestoreMillis", "longest subtask restore",
-                "failureToFirstCheckpointMillis", "task failure → first checkpoint");
+                "longestTaskRestoreMillis", "its longest subtask restore",
+                "taskManagerLossToRunningMillis", "TaskManager loss → all RUNNING",
+                "taskManagerLossLongestTaskRestoreMillis", "its longest subtask restore");
         JsonNode summary = c.root().path("summary");
         List<String> backends = backends(c.root());
         List<Series> timeSeries = new ArrayList<>();
@@ -111,11 +113,24 @@ final class ResultCharts {
         }
         String detail = "mean of " + c.root().path("parameters").path("rounds").asText("?")
                 + " rounds, checkpoint durations pooled";
-        return List.of(
-                SvgBarChart.of("Checkpoints and restore after a task failure (lower is better)", subtitle(c, detail),
+        List<SvgBarChart> charts = new ArrayList<>(List.of(
+                SvgBarChart.of("Checkpoints and restores (lower is better)", subtitle(c, detail),
                         "milliseconds", List.copyOf(times.values()), timeSeries),
-                SvgBarChart.of("Throughput, rate-unlimited source (higher is better)", subtitle(c, detail),
-                        "records per second", List.of("throughput"), rateSeries).withHeight(300));
+                SvgBarChart.of("Throughput, rate-unlimited source, steady window (higher is better)", subtitle(c, detail),
+                        "records per second", List.of("throughput"), rateSeries).withHeight(300)));
+        JsonNode cpu = summary.path("cpuSecondsPerCheckpointedGiBByThreadGroup");
+        if (cpu.isObject() && cpu.size() > 0) {
+            List<String> groups = new ArrayList<>();
+            cpu.fieldNames().forEachRemaining(groups::add);
+            List<Series> cpuSeries = new ArrayList<>();
+            for (String backend : backends) {
+                cpuSeries.add(new Series(backendName(backend),
+                        groups.stream().map(g -> number(cpu.path(g).path(backend))).toList()));
+            }
+            charts.add(SvgBarChart.of("CPU per checkpointed GiB by thread group (lower is better)", subtitle(c, detail),
+                    "CPU-seconds per GiB", groups, cpuSeries));
+        }
+        return charts;
     }
 
     /** Per setup: the highest p99 over its rounds and its longest recovery, against the recovery bound. */

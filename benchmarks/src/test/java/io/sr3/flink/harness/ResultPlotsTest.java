@@ -62,19 +62,24 @@ class ResultPlotsTest {
     }
 
     @Test
-    void backendComparisonPlotsTimesAndThroughputInTwoChartsAndMissingValuesAsNa() throws Exception {
+    void backendComparisonPlotsTimesThroughputAndCpuByThreadGroupAndMissingValuesAsNa() throws Exception {
         ParsedSvg svg = plot("backend-comparison-x", "{" + MACHINE + ", \"parameters\": {\"rounds\": 2}, \"summary\": {"
                 + "\"throughputRecordsPerSecond\": {\"flink-sr3\": 24300.9, \"rocksdb-hdfs\": 20860.8, \"higherIsBetter\": true},"
                 + "\"checkpointEndToEndMillisMedian\": {\"flink-sr3\": 326, \"rocksdb-hdfs\": 825.5},"
                 + "\"checkpointEndToEndMillisP99\": {\"flink-sr3\": 1076, \"rocksdb-hdfs\": 1510},"
-                + "\"failureToRunningMillis\": {\"flink-sr3\": 723.5, \"rocksdb-hdfs\": null}},"
+                + "\"failureToRunningMillis\": {\"flink-sr3\": 723.5, \"rocksdb-hdfs\": null},"
+                + "\"cpuSecondsPerCheckpointedGiBByThreadGroup\": {\"garbage collector\": {\"flink-sr3\": 3.04, "
+                + "\"rocksdb-hdfs\": 2.5}, \"flink-sr3 ring\": {\"flink-sr3\": 7.1}}},"
                 + "\"runs\": [{\"backend\": \"flink-sr3\"}, {\"backend\": \"rocksdb-hdfs\"}]}");
 
-        assertThat(svg.texts("title")).containsExactly("Checkpoints and restore after a task failure (lower is better)",
-                "Throughput, rate-unlimited source (higher is better)");
-        assertThat(svg.texts("value")).containsExactly("326", "826", "1,076", "1,510", "724", "24,301", "20,861");
-        assertThat(svg.texts("missing")).hasSize(5); // HDFS failure -> running, and both backends' two absent measures
-        assertThat(svg.bars()).isEqualTo(7);
+        assertThat(svg.texts("title")).containsExactly("Checkpoints and restores (lower is better)",
+                "Throughput, rate-unlimited source, steady window (higher is better)",
+                "CPU per checkpointed GiB by thread group (lower is better)");
+        assertThat(svg.texts("value")).containsExactly("326", "826", "1,076", "1,510", "724", "24,301", "20,861",
+                "3.04", "2.50", "7.10");
+        // HDFS task failure -> running, both backends' three absent restore measures, the ring's CPU on HDFS
+        assertThat(svg.texts("missing")).hasSize(8);
+        assertThat(svg.bars()).isEqualTo(10);
     }
 
     @Test

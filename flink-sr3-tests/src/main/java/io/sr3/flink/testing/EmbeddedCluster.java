@@ -107,6 +107,11 @@ public final class EmbeddedCluster implements AutoCloseable {
         miniCluster.terminateTaskManager(index).get(RPC_WAIT.toMillis(), TimeUnit.MILLISECONDS);
     }
 
+    /** Starts one more TaskManager, as a resource manager replaces a lost one; it takes the next unused index. */
+    public void startTaskManager() throws Exception {
+        miniCluster.startTaskManager();
+    }
+
     /**
      * The index of the TaskManager that holds the most RocksDB instances of {@code jobId}, or 0 if
      * none is found (heap working state keeps nothing on disk).

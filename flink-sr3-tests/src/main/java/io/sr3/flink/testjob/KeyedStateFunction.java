@@ -42,6 +42,7 @@ final class KeyedStateFunction extends KeyedProcessFunction<Integer, Event, KeyR
     private transient ValueState<Long> sum;
     private transient ListState<Long> pending;
     private transient MapState<Integer, byte[]> payloads;
+    private transient RunRegistry.Run run;
 
     KeyedStateFunction(TestJobSpec spec) {
         this.spec = spec;
@@ -54,10 +55,12 @@ final class KeyedStateFunction extends KeyedProcessFunction<Integer, Event, KeyR
         pending = getRuntimeContext().getListState(new ListStateDescriptor<>("pending", Types.LONG));
         payloads = getRuntimeContext().getMapState(
                 new MapStateDescriptor<>("payloads", Types.INT, PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO));
+        run = RunRegistry.run(spec.runId());
     }
 
     @Override
     public void processElement(Event event, Context ctx, Collector<KeyResult> out) throws Exception {
+        run.recordProcessed();
         count.update(orZero(count.value()) + 1);
         pending.add(event.value());
 

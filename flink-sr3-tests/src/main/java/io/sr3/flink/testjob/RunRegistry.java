@@ -10,6 +10,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * What the operators of {@link StatefulTestJob} report about a run, keyed by run id.
@@ -47,6 +48,7 @@ public final class RunRegistry {
         private final AtomicLong latestCompletedCheckpoint = new AtomicLong(-1);
         private final AtomicBoolean armed = new AtomicBoolean();
         private final AtomicBoolean failureInjected = new AtomicBoolean();
+        private final LongAdder processedRecords = new LongAdder();
 
         private Run(String runId) {
             this.runId = runId;
@@ -93,6 +95,15 @@ public final class RunRegistry {
             return latestCompletedCheckpoint.get();
         }
 
+        /**
+         * Records the keyed-state operator has processed so far, over all subtasks and attempts
+         * (records replayed after a restore count again): benchmarks sample it for a throughput
+         * over a window of their choosing.
+         */
+        public long processedRecords() {
+            return processedRecords.sum();
+        }
+
         /** Lets a {@link TestJobSpec.FailureMode#WHEN_ARMED} injector throw. */
         public void armFailure() {
             armed.set(true);
@@ -105,6 +116,10 @@ public final class RunRegistry {
         void recordResult(KeyResult result) {
             results.put(result.key(), result);
             emissions.computeIfAbsent(result.key(), k -> new AtomicInteger()).incrementAndGet();
+        }
+
+        void recordProcessed() {
+            processedRecords.increment();
         }
 
         void recordStart(int subtask, int attempt, boolean restored) {

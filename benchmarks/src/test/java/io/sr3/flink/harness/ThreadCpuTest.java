@@ -1,0 +1,86 @@
+package io.sr3.flink.harness;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class ThreadCpuTest {
+
+    @Test
+    void parsesUserAndSystemTicksAfterANameWithSpacesAndParentheses() {
+        String stat = "4242 (keyed-state (1/) S 1 1 1 0 -1 1077936192 10 0 0 0 250 37 0 0 20 0 1 0 100 0 0";
+
+        assertThat(ThreadCpu.parseStat(stat)).contains(new ThreadCpu.Sample("keyed-state (1/", 287));
+    }
+
+    @Test
+    void refusesAStatLineWithoutItsFields() {
+        assertThat(ThreadCpu.parseStat("4242 (name) S 1 1")).isEmpty();
+        assertThat(ThreadCpu.parseStat("garbage")).isEmpty();
+    }
+
+    @Test
+    void groupsThreadsByWhatTheyDo() {
+        assertThat(ThreadCpu.groupOf("keyed-state (1/")).startsWith("Flink task threads");
+        assertThat(ThreadCpu.groupOf("keyed-state -> ")).startsWith("Flink task threads");
+        assertThat(ThreadCpu.groupOf("Source: sr3-tes")).startsWith("Flink task threads");
+        assertThat(ThreadCpu.groupOf("Flink-RocksDBSt")).startsWith("Flink asynchronous checkpoint part");
+        assertThat(ThreadCpu.groupOf("Flink Netty Ser")).startsWith("Flink runtime");
+        assertThat(ThreadCpu.groupOf("rocksdb:low")).startsWith("RocksDB");
+        assertThat(ThreadCpu.groupOf("GC Thread#1")).isEqualTo("garbage collector");
+        assertThat(ThreadCpu.groupOf("G1 Conc#0")).isEqualTo("garbage collector");
+        assertThat(ThreadCpu.groupOf("C2 CompilerThre")).isEqualTo("JIT compiler");
+        assertThat(ThreadCpu.groupOf("sr3-netty-1-2")).startsWith("flink-sr3 ring");
+        assertThat(ThreadCpu.groupOf("main")).isEqualTo("other");
+    }
+
+    @Test
+    void countsTheCpuOfABusyThreadInItsGroupAndOfAnEndedThreadAsEnded() throws Exception {
+        ThreadCpu.Snapshot before = ThreadCpu.snapshot();
+        CountDownLatch spun = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        Thread busy = new Thread(() -> {
+            spin(300);
+            spun.countDown();
+            awaitQuietly(release); // alive, so the next snapshot sees it
+        }, "sr3-busy-test");
+        busy.start();
+        spun.await();
+        ThreadCpu.Snapshot whileBusy = ThreadCpu.snapshot();
+        release.countDown();
+        busy.join();
+        Thread ended = new Thread(() -> spin(300), "ended-test");
+        ended.start();
+        ended.join();
+        ThreadCpu.Snapshot after = ThreadCpu.snapshot();
+
+        Map<String, Double> first = ThreadCpu.secondsByGroup(before, whileBusy);
+        assertThat(first.get("flink-sr3 ring (transport, store, requests)")).isGreaterThan(0.1);
+        Map<String, Double> second = ThreadCpu.secondsByGroup(whileBusy, after);
+        assertThat(second.get(ThreadCpu.ENDED)).isGreaterThan(0.1);
+        assertThat(ThreadCpu.secondsByName(before, whileBusy)).containsKey("sr#-busy-test");
+    }
+
+    private static void awaitQuietly(CountDownLatch latch) {
+        try {
+            latch.await();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Burns CPU for about {@code millis} of wall time, measured by this thread's own progress. */
+    private static void spin(long millis) {
+        long end = System.nanoTime() + millis * 1_000_000;
+        long x = 0;
+        while (System.nanoTime() < end) {
+            x += Long.numberOfTrailingZeros(x + 1);
+        }
+        if (x == 42) {
+            System.out.print("");
+        }
+    }
+}
