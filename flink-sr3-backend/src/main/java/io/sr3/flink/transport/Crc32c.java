@@ -12,6 +12,12 @@ public final class Crc32c {
     /** The reflected CRC32C (Castagnoli) polynomial. */
     private static final int POLYNOMIAL = 0x82F63B78;
 
+    /**
+     * {@code ZERO_BYTES[k]} appends 2^k zero bytes to a message, as a linear operator on its CRC:
+     * the one-zero-bit operator squared three times makes one zero byte, each next one doubles it.
+     */
+    private static final int[][] ZERO_BYTES = zeroByteOperators();
+
     private Crc32c() {}
 
     public static int of(byte[] bytes) {
@@ -26,43 +32,35 @@ public final class Crc32c {
 
     /**
      * The CRC32C of {@code a || b}, given the CRC32C of {@code a}, that of {@code b} and the length
-     * of {@code b}. Costs O(log length) 32x32 bit-matrix products, not a pass over the bytes.
+     * of {@code b}: at most one 32x32 bit-matrix product per bit of the length, with the operators
+     * for 2^k zero bytes computed once ({@link #ZERO_BYTES}), not a pass over the bytes.
      */
     public static int combine(int crcA, int crcB, long lengthB) {
-        if (lengthB <= 0) {
-            return crcA;
-        }
-        // Appending n zero bytes to a message is linear in its CRC: square the one-zero-bit
-        // operator up to one zero byte, then apply the powers of two that make up lengthB.
-        int[] odd = new int[32];
-        odd[0] = POLYNOMIAL;
-        for (int n = 1, row = 1; n < 32; n++, row <<= 1) {
-            odd[n] = row;
-        }
-        int[] even = new int[32];
-        square(even, odd); // two zero bits
-        square(odd, even); // four zero bits
         int crc = crcA;
         long remaining = lengthB;
-        while (true) {
-            square(even, odd); // the first pass makes one zero byte, each next one doubles it
+        for (int k = 0; remaining > 0; k++, remaining >>>= 1) {
             if ((remaining & 1) != 0) {
-                crc = times(even, crc);
-            }
-            remaining >>>= 1;
-            if (remaining == 0) {
-                break;
-            }
-            square(odd, even);
-            if ((remaining & 1) != 0) {
-                crc = times(odd, crc);
-            }
-            remaining >>>= 1;
-            if (remaining == 0) {
-                break;
+                crc = times(ZERO_BYTES[k], crc);
             }
         }
         return crc ^ crcB;
+    }
+
+    private static int[][] zeroByteOperators() {
+        int[] operator = new int[32];
+        operator[0] = POLYNOMIAL;
+        for (int n = 1, row = 1; n < 32; n++, row <<= 1) {
+            operator[n] = row;
+        }
+        for (int bits = 1; bits < 8; bits *= 2) {
+            operator = square(operator);
+        }
+        int[][] operators = new int[63][];
+        operators[0] = operator;
+        for (int k = 1; k < operators.length; k++) {
+            operators[k] = square(operators[k - 1]);
+        }
+        return operators;
     }
 
     private static int times(int[] matrix, int vector) {
@@ -75,9 +73,11 @@ public final class Crc32c {
         return sum;
     }
 
-    private static void square(int[] square, int[] matrix) {
+    private static int[] square(int[] matrix) {
+        int[] square = new int[32];
         for (int n = 0; n < 32; n++) {
             square[n] = times(matrix, matrix[n]);
         }
+        return square;
     }
 }

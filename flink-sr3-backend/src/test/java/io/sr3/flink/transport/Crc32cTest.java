@@ -24,6 +24,16 @@ class Crc32cTest {
     }
 
     @Test
+    void combinesAfterABlockLongerThanAnyOtherTestsUse() {
+        Random random = new Random(7);
+        byte[] bytes = new byte[5 * 1024 * 1024 + 4099];
+        random.nextBytes(bytes);
+        int split = 17;
+        assertThat(Crc32c.combine(Crc32c.of(bytes, 0, split), Crc32c.of(bytes, split, bytes.length - split),
+                bytes.length - split)).isEqualTo(Crc32c.of(bytes));
+    }
+
+    @Test
     void anEmptyPartChangesNothing() {
         byte[] bytes = "sr3 block".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
         assertThat(Crc32c.combine(Crc32c.of(bytes), Crc32c.of(new byte[0]), 0)).isEqualTo(Crc32c.of(bytes));
