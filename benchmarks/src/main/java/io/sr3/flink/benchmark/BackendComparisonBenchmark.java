@@ -115,8 +115,9 @@ public final class BackendComparisonBenchmark {
     static final int RING_NODES = 3;
     static final Duration CHECKPOINT_INTERVAL = Duration.ofSeconds(2);
 
-    /** Keyed state of the job: {@code -Dsr3.bench.state-size=2g}, 256 MiB unless set. */
-    static final long STATE_BYTES = ProcessRecoveryBenchmark.parseSize(System.getProperty("sr3.bench.state-size", "256m"));
+    /** Keyed state of the job: {@code -Dsr3.bench.state-size=2g}, 256 MiB unless set; also names the result files. */
+    static final String STATE_SIZE = System.getProperty("sr3.bench.state-size", "256m").trim().toLowerCase(java.util.Locale.ROOT);
+    static final long STATE_BYTES = ProcessRecoveryBenchmark.parseSize(STATE_SIZE);
     /** Every key holds 8 slots of 1 KiB of incompressible payload; the key count follows from the state size. */
     static final int PAYLOAD_SLOTS = 8;
     static final int PAYLOAD_BYTES = 1024;
@@ -124,8 +125,11 @@ public final class BackendComparisonBenchmark {
     /** Records after which every key's state exists (one record per key and slot). */
     static final long FILL_RECORDS = (long) KEYS * PAYLOAD_SLOTS;
 
-    /** Rate-unlimited phase: 3x the records that fill the state, so the steady window measures updates. */
-    static final long THROUGHPUT_RECORDS = 3 * FILL_RECORDS;
+    /**
+     * Rate-unlimited phase: the records that fill the state and 600,000 more, so the steady window
+     * holds about 550,000 updates of existing state (some 25 s here) at every state size.
+     */
+    static final long THROUGHPUT_RECORDS = FILL_RECORDS + 600_000;
     /** The steady window ends where this share of the phase's input is processed, before the end-of-input work. */
     static final double STEADY_WINDOW_END = 0.95;
     static final Duration THROUGHPUT_SAMPLE_INTERVAL = Duration.ofMillis(50);
@@ -195,7 +199,7 @@ public final class BackendComparisonBenchmark {
                             r.resultsExact() ? "exact" : "WRONG");
                 }
             }
-            ComparisonReport report = new ComparisonReport(machine, COMMAND, parameters(),
+            ComparisonReport report = new ComparisonReport("backend-comparison-" + STATE_SIZE, machine, COMMAND, parameters(),
                     backends.stream().map(b -> b.label).toList(), runs);
             List<Path> written = report.write(resultsDirectory);
             System.out.println();
@@ -448,7 +452,7 @@ public final class BackendComparisonBenchmark {
         p.put("keys", KEYS);
         p.put("payloadSlotsPerKey", PAYLOAD_SLOTS);
         p.put("payloadBytes", PAYLOAD_BYTES);
-        p.put("keyedStateBytes", STATE_BYTES);
+        p.put("keyedStateBytes", STATE_BYTES + " (" + Stats.bytes(STATE_BYTES) + ")");
         p.put("warmUp", "one untimed rate-unlimited run of " + WARM_UP_RECORDS + " records per backend before round 1");
         p.put("throughputPhaseRecords", THROUGHPUT_RECORDS);
         p.put("restorePhaseRecords", RECORDS);

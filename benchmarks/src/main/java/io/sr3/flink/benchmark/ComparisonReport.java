@@ -25,6 +25,8 @@ import java.util.function.ToDoubleFunction;
  */
 final class ComparisonReport {
 
+    /** The result files' name before the date, e.g. {@code backend-comparison-256m}. */
+    private final String kind;
     private final MachineDescription machine;
     private final String command;
     private final Map<String, Object> parameters;
@@ -32,8 +34,9 @@ final class ComparisonReport {
     private final List<RunResult> runs;
     private final ZonedDateTime when = ZonedDateTime.now(ZoneOffset.UTC);
 
-    ComparisonReport(MachineDescription machine, String command, Map<String, Object> parameters, List<String> backends,
+    ComparisonReport(String kind, MachineDescription machine, String command, Map<String, Object> parameters, List<String> backends,
             List<RunResult> runs) {
+        this.kind = kind;
         this.machine = machine;
         this.command = command;
         this.parameters = parameters;
@@ -112,7 +115,7 @@ final class ComparisonReport {
 
     List<Path> write(Path directory) throws IOException {
         Files.createDirectories(directory);
-        String base = ResultFiles.newBaseName(directory, "backend-comparison");
+        String base = ResultFiles.newBaseName(directory, kind);
         Path md = directory.resolve(base + ".md");
         Path json = directory.resolve(base + ".json");
         Files.writeString(json, Json.write(jsonModel()), StandardCharsets.UTF_8);
