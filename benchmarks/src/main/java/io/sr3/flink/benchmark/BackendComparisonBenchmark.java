@@ -284,8 +284,10 @@ public final class BackendComparisonBenchmark {
             AccessExecutionGraph g = probe.await("all tasks running", Duration.ofSeconds(60), Duration.ofMillis(20),
                     JobProbe::allRunning);
             long running = JobProbe.lastSwitchToRunning(g);
-            SteadyWindow window = SteadyWindow.sample(RunRegistry.run(runId), Math.min(FILL_RECORDS, records / 3),
-                    (long) (STEADY_WINDOW_END * records), PHASE_TIMEOUT);
+            // the warm-up's input is shorter than the fill: its window starts at a third of it
+            long from = records > FILL_RECORDS ? FILL_RECORDS : records / 3;
+            SteadyWindow window = SteadyWindow.sample(RunRegistry.run(runId), from, (long) (STEADY_WINDOW_END * records),
+                    PHASE_TIMEOUT);
             JobResult result = cluster.awaitResult(jobId, PHASE_TIMEOUT);
             if (!result.isSuccess()) {
                 throw new IllegalStateException("Throughput job failed", result.getSerializedThrowable().orElse(null));

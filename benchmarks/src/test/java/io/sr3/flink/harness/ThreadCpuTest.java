@@ -72,12 +72,16 @@ class ThreadCpuTest {
         }
     }
 
-    /** Burns CPU for about {@code millis} of wall time, measured by this thread's own progress. */
+    /** Burns {@code millis} of this thread's own CPU time (at most 20 s of wall time on a starved machine). */
     private static void spin(long millis) {
-        long end = System.nanoTime() + millis * 1_000_000;
+        java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+        long cpuEnd = threads.getCurrentThreadCpuTime() + millis * 1_000_000;
+        long wallEnd = System.nanoTime() + 20_000_000_000L;
         long x = 0;
-        while (System.nanoTime() < end) {
-            x += Long.numberOfTrailingZeros(x + 1);
+        while (threads.getCurrentThreadCpuTime() < cpuEnd && System.nanoTime() < wallEnd) {
+            for (int i = 0; i < 10_000; i++) {
+                x += Long.numberOfTrailingZeros(x + i);
+            }
         }
         if (x == 42) {
             System.out.print("");
