@@ -1,5 +1,8 @@
 package io.sr3.flink.benchmark;
 
+import io.sr3.flink.benchmark.RunResult.CpuUse;
+import io.sr3.flink.benchmark.RunResult.Recovery;
+import io.sr3.flink.benchmark.RunResult.Throughput;
 import io.sr3.flink.harness.BenchmarkMain;
 import io.sr3.flink.harness.FlinkSettings;
 import io.sr3.flink.harness.JobProbe.CheckpointRecord;
@@ -7,12 +10,9 @@ import io.sr3.flink.harness.JobProbe;
 import io.sr3.flink.harness.MachineDescription;
 import io.sr3.flink.harness.Stats;
 import io.sr3.flink.harness.TestJobs;
+import io.sr3.flink.harness.ThreadCpu;
 import io.sr3.flink.node.TestingRing;
 import io.sr3.flink.testing.EmbeddedCluster;
-import io.sr3.flink.benchmark.RunResult.CpuUse;
-import io.sr3.flink.benchmark.RunResult.Recovery;
-import io.sr3.flink.benchmark.RunResult.Throughput;
-import io.sr3.flink.harness.ThreadCpu;
 import io.sr3.flink.testjob.RunRegistry;
 import io.sr3.flink.testjob.TestJobSpec;
 import org.apache.flink.api.common.JobID;
@@ -56,7 +56,7 @@ import java.util.Map;
  * <p>Usage: {@code mvn -B -q -pl benchmarks exec:exec@backend-benchmark} ({@code -Dsr3.bench.state-size=2g}
  * for 2 GiB of keyed state; {@code JAVA_TOOL_OPTIONS="-Dsr3.bench.rounds=1 -Dsr3.bench.backends=flink-sr3,rocksdb-file"}
  * for fewer runs); the only argument is the results directory, where
- * {@code backend-comparison-<date>-<commit>.md}, {@code .json} and {@code .svg} are written.
+ * {@code backend-comparison-<state size>-<date>-<commit>.md}, {@code .json} and {@code .svg} are written.
  */
 public final class BackendComparisonBenchmark {
 
@@ -127,7 +127,7 @@ public final class BackendComparisonBenchmark {
 
     /**
      * Rate-unlimited phase: the records that fill the state and 600,000 more, so the steady window
-     * holds about 550,000 updates of existing state (some 25 s here) at every state size.
+     * holds some 450,000-570,000 updates of existing state (about 25 s here) at every state size.
      */
     static final long THROUGHPUT_RECORDS = FILL_RECORDS + 600_000;
     /** The steady window ends where this share of the phase's input is processed, before the end-of-input work. */
