@@ -23,7 +23,7 @@ import java.util.regex.Pattern;
 /**
  * The bar charts of each benchmark's results JSON, recognised by the JSON's shape (its fields, not
  * its file name, so a renamed or older result still plots): process recovery, backend comparison,
- * pacing, restore structures, transport security and replication. Pure functions of the JSON.
+ * pacing, restore structures, transport security, replication, and JMH results. Pure functions of the JSON.
  */
 final class ResultCharts {
 
@@ -46,7 +46,11 @@ final class ResultCharts {
             new Shape("transport-security", r -> r.path("runs").path(0).has("mode") && r.path("runs").path(0).has("writeMBps"),
                     ResultCharts::transportSecurity),
             new Shape("replication", r -> r.path("results").path(0).has("failureCostProtected") && r.path("arms").isArray(),
-                    ResultCharts::replication));
+                    ResultCharts::replication),
+            new Shape("jmh", r -> r.isArray() && r.path(0).path("primaryMetric").has("score"), ResultCharts::jmh));
+
+    /** The JMH parameter whose values are compared side by side: baseline and candidate, or the file systems. */
+    private static final List<String> JMH_SERIES_PARAMETERS = List.of("path", "target");
 
     /** Display names of the backends the benchmarks compare; others keep their id. */
     private static final Map<String, String> BACKEND_NAMES =
@@ -131,6 +135,55 @@ final class ResultCharts {
                     "CPU-seconds per GiB", groups, cpuSeries));
         }
         return charts;
+    }
+
+    /**
+     * One chart per benchmark method of a JMH result (flink-benchmarks style): a bar per value of
+     * the compared parameter ({@link #JMH_SERIES_PARAMETERS}; a single series without one), a
+     * category per combination of the other parameters, the score in JMH's unit.
+     */
+    private static List<SvgBarChart> jmh(Context c) {
+        Map<String, List<JsonNode>> byMethod = new LinkedHashMap<>();
+        for (JsonNode result : c.root()) {
+            String benchmark = result.path("benchmark").asText("?");
+            byMethod.computeIfAbsent(benchmark.substring(benchmark.lastIndexOf('.') + 1), m -> new ArrayList<>()).add(result);
+        }
+        List<SvgBarChart> charts = new ArrayList<>();
+        byMethod.forEach((method, results) -> {
+            Set<String> seriesNames = new LinkedHashSet<>();
+            Set<String> categories = new LinkedHashSet<>();
+            Map<String, Double> scores = new LinkedHashMap<>();
+            for (JsonNode result : results) {
+                String series = "score";
+                List<String> others = new ArrayList<>();
+                for (Map.Entry<String, JsonNode> param : iterable(result.path("params"))) {
+                    if (JMH_SERIES_PARAMETERS.contains(param.getKey())) {
+                        series = param.getValue().asText();
+                    } else {
+                        others.add(param.getKey() + " " + param.getValue().asText());
+                    }
+                }
+                String category = others.isEmpty() ? method : String.join(", ", others);
+                seriesNames.add(series);
+                categories.add(category);
+                scores.put(series + "\n" + category, number(result.path("primaryMetric").path("score")));
+            }
+            List<Series> series = new ArrayList<>();
+            for (String name : seriesNames) {
+                series.add(new Series(name, categories.stream()
+                        .map(category -> scores.getOrDefault(name + "\n" + category, Double.NaN)).toList()));
+            }
+            String unit = results.get(0).path("primaryMetric").path("scoreUnit").asText("");
+            String mode = results.get(0).path("mode").asText("");
+            String better = unit.endsWith("/op") ? "lower is better" : "higher is better";
+            charts.add(SvgBarChart.of(method + " (" + better + ")", subtitle(c, "JMH, mode " + mode), unit,
+                    List.copyOf(categories), series));
+        });
+        return charts;
+    }
+
+    private static Iterable<Map.Entry<String, JsonNode>> iterable(JsonNode object) {
+        return object::fields;
     }
 
     /** Per setup: the highest p99 over its rounds and its longest recovery, against the recovery bound. */

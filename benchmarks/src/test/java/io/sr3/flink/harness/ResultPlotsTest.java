@@ -83,6 +83,27 @@ class ResultPlotsTest {
     }
 
     @Test
+    void aJmhResultPlotsOneChartPerMethodWithTheComparedParameterAsSeries() throws Exception {
+        ParsedSvg svg = plot("file-create-x", "["
+                + jmhResult("createWriteClose", "\"fileBytes\": \"4096\", \"target\": \"file\"", 34.2)
+                + "," + jmhResult("createWriteClose", "\"fileBytes\": \"4096\", \"target\": \"sr3-rf2\"", 4583)
+                + "," + jmhResult("createWriteClose", "\"fileBytes\": \"1048576\", \"target\": \"file\"", 292)
+                + "," + jmhResult("mkdirsOfANewDirectory", "\"target\": \"sr3-rf2\"", 3231) + "]");
+
+        assertThat(svg.texts("title")).containsExactly("createWriteClose (lower is better)",
+                "mkdirsOfANewDirectory (lower is better)");
+        assertThat(svg.texts("legend-label")).containsExactly("file", "sr3-rf2", "sr3-rf2");
+        assertThat(svg.texts("category")).containsExactly("fileBytes 4096", "fileBytes 1048576", "mkdirsOfANewDirectory");
+        assertThat(svg.texts("value")).containsExactly("34.2", "4,583", "292", "3,231"); // by category
+        assertThat(svg.texts("missing")).hasSize(1); // sr3-rf2 at 1 MiB was not measured
+    }
+
+    private static String jmhResult(String method, String params, double score) {
+        return "{\"benchmark\": \"io.sr3.flink.benchmark.jmh.FileCreateBenchmark." + method + "\", \"mode\": \"avgt\", "
+                + "\"params\": {" + params + "}, \"primaryMetric\": {\"score\": " + score + ", \"scoreUnit\": \"us/op\"}}";
+    }
+
+    @Test
     void pacingPlotsTheHighestP99AndLongestRecoveryPerSetupAgainstTheBound() throws Exception {
         ParsedSvg svg = plot("pacing-x", "{" + MACHINE + ", \"parameters\": {\"bound\": \"8000 ms\"}, \"runs\": ["
                 + "{\"setup\": \"pacer (bound 8 s)\", \"round\": 1, \"recoveryMillis\": [895, 1857], \"p99Millis\": 1338},"

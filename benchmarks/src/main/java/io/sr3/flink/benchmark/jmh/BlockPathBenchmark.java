@@ -1,5 +1,6 @@
 package io.sr3.flink.benchmark.jmh;
 
+import io.sr3.flink.harness.ResultPlots;
 import io.sr3.flink.node.NodeConfig;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.RingStorage;
@@ -52,7 +53,7 @@ import java.util.concurrent.TimeUnit;
  * stream's read-ahead).
  *
  * <p>Run: {@code mvn -pl benchmarks exec:exec@block-path-benchmark} (results in
- * {@code benchmarks/results/block-path-<date>.json}); add {@code -Dsr3.jmh.smoke=true} to run
+ * {@code benchmarks/results/block-path-<date>.json}, plotted in {@code .svg}); add {@code -Dsr3.jmh.smoke=true} to run
  * every case once, {@code -Dsr3.jmh.include=sequentialRead} for the cases of one method (a regex).
  */
 @State(Scope.Benchmark)
@@ -189,13 +190,16 @@ public class BlockPathBenchmark {
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .include(BlockPathBenchmark.class.getName() + "." + System.getProperty("sr3.jmh.include", ""))
                 .jvmArgsAppend("-Xmx2g", "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
+        Path json = results.resolve("block-path-" + LocalDate.now() + ".json");
         if (smoke) {
             options.warmupIterations(0).measurementIterations(1).measurementTime(
                     org.openjdk.jmh.runner.options.TimeValue.milliseconds(200)).forks(0);
         } else {
-            options.resultFormat(ResultFormatType.JSON)
-                    .result(results.resolve("block-path-" + LocalDate.now() + ".json").toString());
+            options.resultFormat(ResultFormatType.JSON).result(json.toString());
         }
         new Runner(options.build()).run();
+        if (!smoke) {
+            ResultPlots.write(json, System.err); // the SVG next to the JSON
+        }
     }
 }

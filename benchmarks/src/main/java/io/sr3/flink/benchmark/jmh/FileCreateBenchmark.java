@@ -1,5 +1,6 @@
 package io.sr3.flink.benchmark.jmh;
 
+import io.sr3.flink.harness.ResultPlots;
 import io.sr3.flink.node.TestingRing;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.fs.FSDataOutputStream;
@@ -39,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * operation on an idle machine; every round trip a create or close makes shows here.
  *
  * <p>Run: {@code mvn -pl benchmarks exec:exec@file-create-benchmark} (results in
- * {@code benchmarks/results/file-create-<date>.json}); {@code -Dsr3.jmh.smoke=true} runs every case once.
+ * {@code benchmarks/results/file-create-<date>.json}, plotted in {@code .svg}); {@code -Dsr3.jmh.smoke=true} runs every case once.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
@@ -105,13 +106,17 @@ public class FileCreateBenchmark {
         ChainedOptionsBuilder options = new OptionsBuilder()
                 .include(FileCreateBenchmark.class.getName() + "." + System.getProperty("sr3.jmh.include", ""))
                 .jvmArgsAppend("-Xmx2g", "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
-        if (Boolean.getBoolean("sr3.jmh.smoke")) {
+        java.nio.file.Path json = results.resolve("file-create-" + LocalDate.now() + ".json");
+        boolean smoke = Boolean.getBoolean("sr3.jmh.smoke");
+        if (smoke) {
             options.warmupIterations(0).measurementIterations(1).measurementTime(TimeValue.milliseconds(200)).forks(0);
         } else {
-            options.resultFormat(ResultFormatType.JSON)
-                    .result(results.resolve("file-create-" + LocalDate.now() + ".json").toString());
+            options.resultFormat(ResultFormatType.JSON).result(json.toString());
         }
         new Runner(options.build()).run();
+        if (!smoke) {
+            ResultPlots.write(json, System.err); // the SVG next to the JSON
+        }
     }
 
     @Benchmark
