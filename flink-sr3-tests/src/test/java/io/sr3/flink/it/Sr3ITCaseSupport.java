@@ -36,7 +36,10 @@ final class Sr3ITCaseSupport {
                 .isTrue();
     }
 
-    /** Exactly the expected result for every key, each emitted exactly once. */
+    /**
+     * Exactly the expected result for every key, each emitted exactly once, and every record
+     * counted by {@link RunRegistry.Run#processedRecords} (which the benchmarks' throughput reads).
+     */
     static void assertExactResults(TestJobSpec spec) {
         RunRegistry.Run run = RunRegistry.run(spec.runId());
         Map<Integer, KeyResult> expected = StatefulTestJob.expectedResults(spec);
@@ -44,6 +47,8 @@ final class Sr3ITCaseSupport {
         Map<Integer, Integer> once = new TreeMap<>();
         expected.keySet().forEach(key -> once.put(key, 1));
         assertThat(run.emissions()).as("emissions per key of %s", run).isEqualTo(once);
+        assertThat(run.processedRecords()).as("records the keyed operator processed, replays counted again")
+                .isGreaterThanOrEqualTo(spec.records());
     }
 
     /** The throwable and all its causes and suppressed exceptions, each once. */
