@@ -94,8 +94,9 @@ final class PeerClient {
             Supplier<CompletableFuture<T>> request, ToLongFunction<T> peerNanos) {
         DeliveryRate link = links.computeIfAbsent(direction + peer.id(), id -> new DeliveryRate());
         DeliveryRate.Start start = link.start(nanoClock.getAsLong());
-        CompletableFuture<T> answer = request.get();
-        answer.whenComplete((result, error) -> {
+        // The returned stage completes after the sample is recorded: a caller that saw its request
+        // complete also sees the link's sample (dependents of one stage run in no fixed order).
+        return request.get().whenComplete((result, error) -> {
             if (error != null) {
                 link.fail();
                 return;
@@ -103,7 +104,6 @@ final class PeerClient {
             DeliveryRate.Sample sample = link.complete(start, bytes < 0 ? sizeOf(result) : bytes, nanoClock.getAsLong());
             transfers.accept(Transfer.measured(peer.id(), direction, sample, peerNanos.applyAsLong(result)));
         });
-        return answer;
     }
 
     private static long sizeOf(Object result) {
