@@ -281,7 +281,22 @@ final class FaultSoak {
             return all.size() == nodes.size() && all.values().stream().allMatch(s -> s.getOrDefault("ringSize", 0L) == ringSize
                     && s.getOrDefault("repairPending", 0L) == 0 && s.getOrDefault("underReplicatedBlocks", 0L) == 0
                     && s.getOrDefault("auditUnderReplicatedBlocks", 0L) == 0);
-        }, () -> ringStats(stats, nodes).toString());
+        }, () -> describeRepair(nodes));
+    }
+
+    /** Every node's ring stats, then the repair log of each node that has not healed (or does not answer). */
+    private String describeRepair(List<FlinkProcess> nodes) {
+        Map<String, Map<String, Long>> all = ringStats(stats, nodes);
+        StringBuilder description = new StringBuilder(all.toString());
+        for (FlinkProcess node : nodes) {
+            Map<String, Long> s = all.get(node.name());
+            if (s == null || s.getOrDefault("repairPending", 0L) != 0 || s.getOrDefault("underReplicatedBlocks", 0L) != 0
+                    || s.getOrDefault("auditUnderReplicatedBlocks", 0L) != 0) {
+                description.append("\n").append(node.name()).append("'s last repair lines:\n")
+                        .append(ProcessClusterTestSupport.repairLog(node));
+            }
+        }
+        return description.toString();
     }
 
     /** Reads and counts every retained checkpoint through a fresh client node of the ring in this JVM. */

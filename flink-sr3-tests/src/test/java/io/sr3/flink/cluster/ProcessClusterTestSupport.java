@@ -16,6 +16,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.function.Predicate;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -92,11 +93,24 @@ final class ProcessClusterTestSupport {
     }
 
     private static String ringWarnings(FlinkProcess tm) {
+        return lastLogLines(tm, l -> (l.contains(" WARN ") || l.contains(" ERROR "))
+                && (l.contains("sr3") || l.contains("Ring") || l.contains("Exception")), 10);
+    }
+
+    /**
+     * The last lines of a TaskManager's log about replica repair (the repairer's own lines and
+     * every sr3 warning): what a failed wait for a repaired ring needs to say why it did not heal.
+     */
+    static String repairLog(FlinkProcess tm) {
+        return lastLogLines(tm, l -> l.contains("ReplicaRepairer")
+                || ((l.contains(" WARN ") || l.contains(" ERROR ")) && l.contains("sr3")), 15);
+    }
+
+    private static String lastLogLines(FlinkProcess tm, Predicate<String> filter, int count) {
         Path log = tm.directory().resolve(tm.name() + ".log");
         try (Stream<String> lines = Files.lines(log)) {
-            List<String> warnings = lines.filter(l -> (l.contains(" WARN ") || l.contains(" ERROR "))
-                    && (l.contains("sr3") || l.contains("Ring") || l.contains("Exception"))).toList();
-            return String.join("\n", warnings.subList(Math.max(0, warnings.size() - 10), warnings.size()));
+            List<String> matching = lines.filter(filter).toList();
+            return String.join("\n", matching.subList(Math.max(0, matching.size() - count), matching.size()));
         } catch (IOException | UncheckedIOException e) {
             return "(no log at " + log + ": " + e + ")";
         }
