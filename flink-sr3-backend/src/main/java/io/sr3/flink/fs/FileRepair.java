@@ -87,7 +87,7 @@ final class FileRepair {
                 && ManifestStore.isNewer(versions.newest(), versions.newestCopy(), local, encoded)) {
             // Changed or deleted meanwhile, or a same-generation copy another repairer wrote with a
             // different view: the read may not have asked this node, so replace the copy here.
-            RingStorage.await(node.put(node.self(), key, versions.newestCopy()));
+            RingStorage.await(manifests.putUnlessOutranked(node.self(), key, versions.newestCopy(), encoded));
             return;
         }
         if (versions.newest().isTombstone()) {
@@ -179,7 +179,10 @@ final class FileRepair {
                     targets.add(copy);
                 }
             }
-            rewrite(key, rewritten, targets);
+            if (!rewrite(key, rewritten, versions.newestCopy(), targets)) {
+                counts.remaining++; // deleted or changed since the read: the next scan reads it again
+                return;
+            }
             if (manifestShort) {
                 counts.copiedManifests++;
             }
@@ -216,24 +219,38 @@ final class FileRepair {
     }
 
     /**
-     * Stores a rewritten manifest on every target in parallel. A target that refuses it (a full
-     * store) keeps its older copy, which readers rank below this one; the rewrite fails only if
-     * fewer than the write quorum (or every target, if fewer) took it.
+     * Stores a rewritten manifest on every target in parallel, each only where it outranks the
+     * target's copy: a delete or a new version stored since the repair's read wins, and the rewrite
+     * reports that it was superseded (false) instead of bringing the old file back. A target that
+     * refuses it (a full store) keeps its older copy, which readers rank below this one; the
+     * rewrite fails only if fewer than the write quorum (or every target, if fewer) took it.
+     *
+     * @param read the copy the repair read, which the targets are assumed to hold
      */
-    private void rewrite(String key, byte[] rewritten, List<Member> targets) throws IOException {
-        List<CompletableFuture<Void>> puts = new ArrayList<>(targets.size());
+    private boolean rewrite(String key, byte[] rewritten, byte[] read, List<Member> targets) throws IOException {
+        List<CompletableFuture<Boolean>> puts = new ArrayList<>(targets.size());
         for (Member target : targets) {
-            puts.add(node.put(target, key, rewritten));
+            puts.add(manifests.putUnlessOutranked(target, key, rewritten, read));
         }
         int stored = 0;
+        List<String> superseded = new ArrayList<>();
         Map<String, String> refused = new LinkedHashMap<>();
         for (int i = 0; i < targets.size(); i++) {
             try {
-                RingStorage.await(puts.get(i));
-                stored++;
+                if (RingStorage.await(puts.get(i))) {
+                    stored++;
+                } else {
+                    superseded.add(targets.get(i).id());
+                }
             } catch (IOException e) {
                 refused.put(targets.get(i).id(), e.getMessage());
             }
+        }
+        if (!superseded.isEmpty()) {
+            LOG.info("[{}] replica repair of {} superseded: {} hold a newer copy (deleted or rewritten since the "
+                    + "repair read it); not rewritten there, read again at the next scan", node.self().id(), key,
+                    superseded);
+            return false;
         }
         if (stored < Math.min(node.storage().writeQuorum(), targets.size())) {
             throw new IOException("the rewritten manifest reached " + stored + " of " + targets.size() + " nodes: " + refused);
@@ -242,6 +259,7 @@ final class FileRepair {
             LOG.info("[{}] replica repair rewrote {} on {} of {} nodes; these kept their older copy: {}",
                     node.self().id(), key, stored, targets.size(), refused);
         }
+        return true;
     }
 
     /**

@@ -31,8 +31,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * skips and counts undecodable ones, and returns the newest copy ({@link Manifest#NEWEST}, ties
  * broken by the copy's bytes, so every reader picks the same one); every other copy that differs
  * from it, an older generation or a same-generation copy two repairers wrote with different
- * views, is overwritten with it in the background (read repair), so a node that was away while a
- * path changed or was deleted catches up the first time anyone reads it.
+ * views, is overwritten with it in the background (read repair) unless that node stored a copy
+ * that outranks it since the read, so a node that was away while a path changed or was deleted
+ * catches up the first time anyone reads it.
  * Undecodable copies are logged and counted once per key and instance. Block holders are returned
  * at their current addresses: a holder that restarted elsewhere with its store is still a holder.
  */
@@ -40,6 +41,9 @@ import java.util.concurrent.ConcurrentHashMap;
 final class ManifestStore {
 
     private static final Logger LOG = LoggerFactory.getLogger(ManifestStore.class);
+
+    /** Compare-and-puts of one conditional write before it gives up on a copy that keeps changing. */
+    private static final int CONDITIONAL_PUT_ATTEMPTS = 4;
 
     private final RingNode node;
     /** Keys whose undecodable copies were reported already: a long-lived store (repair, sweep) reports each once. */
@@ -108,7 +112,7 @@ final class ManifestStore {
         for (Map.Entry<Member, byte[]> entry : stored.entrySet()) {
             if (!Arrays.equals(entry.getValue(), newestCopy)) {
                 Member stale = entry.getKey();
-                node.put(stale, manifestKey, newestCopy).whenComplete((ignored, error) -> {
+                putUnlessOutranked(stale, manifestKey, newestCopy, entry.getValue()).whenComplete((ignored, error) -> {
                     if (error != null) {
                         LOG.debug("[{}] read repair of {} on {} failed: {}", node.self().id(), manifestKey, stale.id(),
                                 error.getMessage());
@@ -228,6 +232,56 @@ final class ManifestStore {
         throw new IOException("its copy of " + key + " changed during each of 3 compare-and-puts");
     }
 
+    /**
+     * Stores {@code copy} of a manifest on {@code target} unless the target holds a copy that
+     * outranks it ({@link #isNewer}), with compare-and-puts: the conditional write of every copy
+     * made from an earlier read (read repair, replica repair's rewrite, a tombstone for a holder).
+     * A blind put there could replace a tombstone or a newer manifest stored since the read, and
+     * once every copy of a tombstone is replaced, a deleted file is back, its blocks gone.
+     *
+     * @param assumed what the target is believed to hold (null: nothing); a wrong guess costs one
+     *     more round trip
+     * @return true once the target holds {@code copy}; false if it holds a copy that outranks it
+     */
+    CompletableFuture<Boolean> putUnlessOutranked(Member target, String key, byte[] copy, @Nullable byte[] assumed) {
+        return putUnlessOutranked(target, key, copy, assumed, CONDITIONAL_PUT_ATTEMPTS);
+    }
+
+    private CompletableFuture<Boolean> putUnlessOutranked(Member target, String key, byte[] copy,
+            @Nullable byte[] assumed, int attempts) {
+        return node.compareAndPut(target, key, assumed, copy).thenCompose(swap -> {
+            if (swap.swapped()) {
+                return CompletableFuture.completedFuture(true);
+            }
+            if (!outranks(copy, swap.found())) {
+                return CompletableFuture.completedFuture(false);
+            }
+            if (attempts <= 1) {
+                return CompletableFuture.failedFuture(new IOException("the copy of " + key + " on " + target.id()
+                        + " changed during each of " + CONDITIONAL_PUT_ATTEMPTS + " compare-and-puts"));
+            }
+            return putUnlessOutranked(target, key, copy, swap.found(), attempts - 1);
+        });
+    }
+
+    /** Whether {@code copy} may replace {@code found}: nothing, an undecodable copy, or a copy it outranks. */
+    private static boolean outranks(byte[] copy, @Nullable byte[] found) {
+        if (found == null) {
+            return true;
+        }
+        Manifest existing;
+        try {
+            existing = Manifest.decode(found, "a found copy");
+        } catch (IOException e) {
+            return true; // garbage: replaceable
+        }
+        try {
+            return isNewer(Manifest.decode(copy, "the copy to store"), copy, existing, found);
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
     /** Whether {@code found} is a file or directory manifest that outranks {@code observed} (or there was none). */
     private static boolean isLiveAndNewer(@Nullable byte[] found, @Nullable byte[] observed) {
         if (found == null) {
@@ -282,7 +336,7 @@ final class ManifestStore {
         for (Member holder : holders) {
             if (!holder.isIn(stored) && node.membership().isLive(holder)) {
                 // Best effort: a copy missed here is overwritten by the read repair of the next read.
-                node.put(holder, key, encoded).whenComplete((ignored, error) -> {
+                putUnlessOutranked(holder, key, encoded, null).whenComplete((ignored, error) -> {
                     if (error != null) {
                         LOG.debug("[{}] could not overwrite {} on {} with its tombstone: {}", node.self().id(), key,
                                 holder.id(), error.getMessage());

@@ -58,8 +58,10 @@ import java.util.Set;
  * stays where it is and new writes use the new ring; ownership moves lazily and checkpoints are
  * never blocked.
  *
- * <p>A delete during a rewrite cannot bring the file back: the rewrite stores the generation after
- * the one it read, and a tombstone takes a later one (or the same one, which tombstones win).
+ * <p>A delete during a repair cannot bring the file back: the rewrite stores the generation after
+ * the one it read, a tombstone takes a later one (or the same one, which tombstones win), and
+ * every copy the repair writes replaces only a copy it outranks (a compare-and-put), so a
+ * tombstone stored since the read stays and the repair reads the file again at its next scan.
  */
 @NotThreadSafe
 final class ReplicaRepairer implements Runnable {

@@ -172,6 +172,46 @@ class ReplicaRepairerTest {
         }
     }
 
+    @Test
+    void aFileDeletedWhileItsRepairCopiesBlocksStaysDeleted() throws Exception {
+        TestingRing ring = rings.start(4, TestingRing.testConfig());
+        Path file = new Path("sr3:///repair-test/" + UUID.randomUUID() + "/deleted-during-repair");
+        FileSystem fs = file.getFileSystem();
+        byte[] data = new byte[200 * BLOCK];
+        new Random(11).nextBytes(data);
+        try (FSDataOutputStream out = fs.create(file, WriteMode.NO_OVERWRITE)) {
+            out.write(data);
+        }
+        // Node 0 wrote the file and holds a replica of every block: all 200 need a new copy.
+        ring.node(0).close();
+        List<RingNode> survivors = ring.nodes().subList(1, 4);
+        ring.awaitMembers(3);
+        List<Thread> scans = new java.util.ArrayList<>();
+        for (RingNode node : survivors) {
+            Thread scan = new Thread(new ReplicaRepairer(node), "repair-" + node.self().port());
+            scan.start();
+            scans.add(scan);
+        }
+        Deadline.poll("the repair to copy a block", TestingRing.AWAIT_TIMEOUT,
+                () -> survivors.stream().anyMatch(n -> n.metrics().blocksReReplicated.get() > 0));
+        // Flink deletes the file (a subsumed checkpoint) while the repair is still copying its blocks.
+        assertThat(fs.delete(file, false)).isTrue();
+        for (Thread scan : scans) {
+            scan.join(TestingRing.AWAIT_TIMEOUT.toMillis());
+            assertThat(scan.isAlive()).as("%s still scanning", scan.getName()).isFalse();
+        }
+
+        // The repair read the file before the delete; its rewrite must not bring the file back.
+        assertThat(fs.exists(file)).as("the deleted file exists again").isFalse();
+        String key = NamespaceKeys.manifestKey(file.getPath());
+        for (RingNode node : survivors) {
+            if (node.store().contains(key)) {
+                assertThat(Manifest.decode(node.store().get(key), "copy on " + node.self()).isTombstone())
+                        .as("the copy on %s", node.self()).isTrue();
+            }
+        }
+    }
+
     private RingNode nodeOf(Member member) {
         return rings.ring().nodes().stream().filter(n -> n.self().sameNode(member)).findFirst().orElseThrow();
     }
