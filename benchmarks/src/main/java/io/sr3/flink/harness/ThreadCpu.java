@@ -44,7 +44,8 @@ public final class ThreadCpu {
             new Group("HDFS (NameNode, DataNodes, client)", n -> n.startsWith("DataXceiver") || n.startsWith("IPC ")
                     || n.startsWith("DataStreamer") || n.startsWith("ResponseProce") || n.startsWith("PacketResponde")
                     || n.startsWith("BP-") || n.startsWith("org.apache.hado") || n.startsWith("VolumeScanner")
-                    || n.startsWith("hdfs") || n.startsWith("DataNode")),
+                    || n.startsWith("hdfs") || n.startsWith("DataNode") || n.startsWith("Async disk work")
+                    || n.startsWith("FSEditLog") || n.startsWith("MarkedDeleteBlo")),
             new Group("Flink runtime (network, RPC, metrics)", n -> n.startsWith("flink-") || n.startsWith("Flink ")
                     || n.startsWith("pekko") || n.startsWith("Output") || n.startsWith("Checkpoint")),
             new Group("other", n -> true));

@@ -2,6 +2,7 @@ package io.sr3.flink.harness;
 
 import org.junit.jupiter.api.Test;
 
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 
@@ -34,6 +35,11 @@ class ThreadCpuTest {
         assertThat(ThreadCpu.groupOf("G1 Conc#0")).isEqualTo("garbage collector");
         assertThat(ThreadCpu.groupOf("C2 CompilerThre")).isEqualTo("JIT compiler");
         assertThat(ThreadCpu.groupOf("sr3-netty-1-2")).startsWith("flink-sr3 ring");
+        // the NameNode's and DataNodes' own threads, as /proc names them (15 characters at most)
+        for (String hdfs : List.of("IPC Server hand", "DataXceiver for", "Async disk work", "FSEditLogAsync",
+                "MarkedDeleteBlo")) {
+            assertThat(ThreadCpu.groupOf(hdfs)).as(hdfs).startsWith("HDFS");
+        }
         assertThat(ThreadCpu.groupOf("main")).isEqualTo("other");
     }
 
