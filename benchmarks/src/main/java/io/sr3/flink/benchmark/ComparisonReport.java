@@ -154,6 +154,43 @@ final class ComparisonReport {
     }
 
     /**
+     * The ratio of a metric for one pair within each round, in round order: the runs of a round
+     * ran one after the other, so drift of the shared machine hits both sides of each ratio alike,
+     * and the spread shows how far one round's ratio can be trusted.
+     */
+    private List<Double> roundRatios(Metric m, String[] pair) {
+        List<Double> ratios = new ArrayList<>();
+        for (int round : runs.stream().mapToInt(RunResult::round).distinct().sorted().toArray()) {
+            List<RunResult> candidate = of(pair[0]).stream().filter(r -> r.round() == round).toList();
+            List<RunResult> baseline = of(pair[1]).stream().filter(r -> r.round() == round).toList();
+            if (!candidate.isEmpty() && !baseline.isEmpty()) {
+                ratios.add(m.pooled().applyAsDouble(candidate) / m.pooled().applyAsDouble(baseline));
+            }
+        }
+        return ratios;
+    }
+
+    /** Every metric's ratio per round for every pair (rows: metrics; columns: pairs; cells: round 1, round 2, ...). */
+    String roundRatioTable() {
+        StringBuilder out = new StringBuilder("| Metric |");
+        StringBuilder rule = new StringBuilder("|---|");
+        for (String[] pair : ratioPairs()) {
+            out.append(' ').append(pair[0]).append('/').append(pair[1]).append(" |");
+            rule.append("---:|");
+        }
+        out.append('\n').append(rule).append('\n');
+        for (Metric m : metrics()) {
+            out.append("| ").append(m.title()).append(" |");
+            for (String[] pair : ratioPairs()) {
+                out.append(' ').append(String.join(", ", roundRatios(m, pair).stream()
+                        .map(r -> String.format("%.2f", r)).toList())).append(" |");
+            }
+            out.append('\n');
+        }
+        return out.toString();
+    }
+
+    /**
      * CPU-seconds per checkpointed GiB in the rate-limited window, per thread group (rows) and
      * backend (columns), mean over rounds: where each backend's checkpoint cost lands.
      */
@@ -212,6 +249,10 @@ final class ComparisonReport {
         md.append(summaryTable());
         md.append("\nA ratio below 1 means flink-sr3 took less time or CPU (or, for throughput, processed fewer "
                 + "records/s).\n");
+        md.append("\n### The same ratios, round by round\n\n");
+        md.append(roundRatioTable());
+        md.append("\nThe backends run one after the other within a round; the spread between rounds is the ")
+                .append("machine's noise for that ratio.\n");
         md.append("\n## Where the CPU goes: CPU-seconds per checkpointed GiB by thread group (rate-limited phase, ")
                 .append("mean over rounds)\n\n");
         md.append(cpuTable());
@@ -292,6 +333,7 @@ final class ComparisonReport {
             }
             for (String[] pair : ratioPairs()) {
                 s.put("ratio " + pair[0] + "/" + pair[1], ratio(metric, pair));
+                s.put("ratio " + pair[0] + "/" + pair[1] + " per round", roundRatios(metric, pair));
             }
             s.put("higherIsBetter", metric.higherIsBetter());
             for (String backend : backends) {
