@@ -203,12 +203,18 @@ class ReplicaRepairerTest {
 
         // The repair read the file before the delete; its rewrite must not bring the file back.
         assertThat(fs.exists(file)).as("the deleted file exists again").isFalse();
+        // Copies the delete reached only in the background become tombstones too.
         String key = NamespaceKeys.manifestKey(file.getPath());
-        for (RingNode node : survivors) {
-            if (node.store().contains(key)) {
-                assertThat(Manifest.decode(node.store().get(key), "copy on " + node.self()).isTombstone())
-                        .as("the copy on %s", node.self()).isTrue();
-            }
+        Deadline.poll("every survivor's copy of the manifest to be a tombstone", TestingRing.AWAIT_TIMEOUT,
+                () -> survivors.stream().allMatch(node -> isTombstoneOrAbsent(node, key)));
+    }
+
+    private static boolean isTombstoneOrAbsent(RingNode node, String key) {
+        try {
+            return !node.store().contains(key)
+                    || Manifest.decode(node.store().get(key), "copy on " + node.self()).isTombstone();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 
