@@ -18,7 +18,7 @@ import java.util.Map;
  *     recovering node; empty otherwise
  * @param parents for {@link Structure#TREE}: each holder's parent, {@link #RECOVERING} for the
  *     root's children; empty otherwise
- * @param note why the requested structure was not used, or null
+ * @param note why the plan is not the requested structure, or not the one predicted fastest; null otherwise
  */
 public record RestorePlan(
         Structure structure,

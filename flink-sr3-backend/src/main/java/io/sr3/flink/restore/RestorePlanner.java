@@ -11,11 +11,13 @@ import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 
 /**
  * Predicts how long star, line and tree restores take over a measured network and picks the
- * fastest. A pure function: same inputs, same plan.
+ * fastest, preferring star unless a relayed structure is predicted at least {@link
+ * #RELAY_MARGIN} faster. A pure function: same inputs, same plan.
  *
  * <p>The model (DESIGN.md section 4), for {@code S} bytes from {@code k} senders:
  *
@@ -34,6 +36,14 @@ import java.util.Map;
  */
 @Immutable
 public final class RestorePlanner {
+
+    /**
+     * How much faster than star a line or tree must be predicted to be chosen: every relay hop
+     * reads, verifies and sends each block again on a node that is also running tasks (CPU the link
+     * estimates do not see), and adds a node the restore depends on. Within this margin a
+     * prediction cannot tell the structures apart.
+     */
+    public static final double RELAY_MARGIN = 0.10;
 
     private final int treeFanIn;
 
@@ -76,21 +86,28 @@ public final class RestorePlanner {
             predicted.put(Structure.TREE, tree(parents, load, network));
         }
 
-        Structure chosen = predicted.entrySet().stream().min(Map.Entry.comparingByValue()).orElseThrow().getKey();
+        Structure fastest = predicted.entrySet().stream().min(Map.Entry.comparingByValue()).orElseThrow().getKey();
+        boolean relayWinsClearly = predicted.get(Structure.STAR) > predicted.get(fastest) * (1 + RELAY_MARGIN);
+        Structure automatic = relayWinsClearly ? fastest : Structure.STAR;
+        Structure chosen = automatic;
         String note = null;
-        if (forced != null) {
-            if (predicted.containsKey(forced)) {
-                chosen = forced;
-            } else {
-                note = forced.name().toLowerCase() + " cannot run with " + senders.size() + " sender(s)"
-                        + (forced == Structure.TREE ? " and fan-in " + treeFanIn : "") + "; using "
-                        + chosen.name().toLowerCase();
-            }
+        if (forced != null && predicted.containsKey(forced)) {
+            chosen = forced;
+        } else if (forced != null) {
+            note = name(forced) + " cannot run with " + senders.size() + " sender(s)"
+                    + (forced == Structure.TREE ? " and fan-in " + treeFanIn : "") + "; using " + name(automatic);
+        } else if (automatic != fastest) {
+            note = String.format(Locale.ROOT, "star: %s predicted only %.0f%% faster (a relay must win by %.0f%%)",
+                    name(fastest), 100 * (1 - predicted.get(fastest) / predicted.get(Structure.STAR)), 100 * RELAY_MARGIN);
         }
         return new RestorePlan(chosen, predicted, assignment,
                 chosen == Structure.LINE ? chain : List.of(),
                 chosen == Structure.TREE ? parents : Map.of(),
                 note);
+    }
+
+    private static String name(Structure structure) {
+        return structure.name().toLowerCase(Locale.ROOT);
     }
 
     /**

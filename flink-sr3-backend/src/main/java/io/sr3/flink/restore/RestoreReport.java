@@ -22,7 +22,7 @@ import java.util.stream.Collectors;
  * @param actualSeconds measured, first request to last block
  * @param refetchedBlocks blocks fetched again from another replica (corrupt or lost on the route)
  * @param replans times the plan was rebuilt around an unreachable holder
- * @param note why the requested structure was not used, or null
+ * @param note why the plan is not the requested structure, or not the one predicted fastest; null otherwise
  * @param linkSources for every holder the plan used, the planner's estimate of its link when it
  *     planned and where it came from (measured when, or the default)
  */

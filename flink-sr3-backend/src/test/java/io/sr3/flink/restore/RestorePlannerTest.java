@@ -94,6 +94,28 @@ class RestorePlannerTest {
         assertThat(plan.totalBytes()).isEqualTo(blocks.stream().mapToLong(BlockSource::bytes).sum());
     }
 
+    /** Two holders into a node that loses {@code incastPenalty} of its inbound to a second sender: line saves that loss. */
+    private static NetworkModel incastOfTwo(double incastPenalty) {
+        return new NetworkModel(Map.of(), Map.of(), LAN, 100 * MIB, 1, incastPenalty, Duration.ZERO);
+    }
+
+    @Test
+    void aRelayPredictedOnlySlightlyFasterLosesToStar() {
+        RestorePlan plan = planner.plan(blocks(64, 4 * MIB, 2), incastOfTwo(0.05), null);
+
+        assertThat(plan.predictedSeconds().get(Structure.LINE)).isLessThan(plan.predictedSeconds().get(Structure.STAR));
+        assertThat(plan.structure()).isEqualTo(Structure.STAR);
+        assertThat(plan.note()).isEqualTo("star: line predicted only 5% faster (a relay must win by 10%)");
+    }
+
+    @Test
+    void aRelayThatClearlyWinsIsChosen() {
+        RestorePlan plan = planner.plan(blocks(64, 4 * MIB, 2), incastOfTwo(0.5), null);
+
+        assertThat(plan.structure()).isEqualTo(Structure.LINE);
+        assertThat(plan.note()).isNull();
+    }
+
     /** A second subtask restoring while the first still pulls 400 MiB from h0: its blocks go to h1 where they can. */
     @Test
     void bytesPendingForOtherRestoresSteerBlocksAway() {
