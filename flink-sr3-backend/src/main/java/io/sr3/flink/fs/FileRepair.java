@@ -15,6 +15,7 @@ import javax.annotation.concurrent.NotThreadSafe;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +37,8 @@ final class FileRepair {
     private final ManifestStore manifests;
     /** Manifests and blocks whose failure was logged already, shared with the repairer's scan. */
     private final Set<String> failureLogged;
+    /** Files to check at the next scan, check or not: a repair could not read a block from any live holder. */
+    private final Set<String> checkNextScan = new HashSet<>();
 
     FileRepair(RingNode node, Set<String> failureLogged) {
         this.node = node;
@@ -56,9 +59,11 @@ final class FileRepair {
      * Repairs the file whose manifest this node holds under {@code key}, if this node is the
      * first holder of its newest copy in the key's ring order, and counts what it did.
      *
-     * @param check whether to ask holders which blocks they really hold
+     * @param check whether to ask holders which blocks they really hold; a file whose repair
+     *     could not read a block from any live holder is checked at the next scan regardless
      */
     void repairFile(String key, ConsistentHash ring, Counts counts, boolean check) throws IOException {
+        check |= checkNextScan.remove(key);
         byte[] encoded;
         try {
             encoded = node.store().get(key);
@@ -138,7 +143,7 @@ final class FileRepair {
             }
             List<Member> repaired = live.size() >= wanted
                     ? new ArrayList<>(live)
-                    : repair(manifest, block, live, ring, wanted, lostEverywhere ? lacking : null);
+                    : repair(key, manifest, block, live, ring, wanted, lostEverywhere ? lacking : null);
             boolean copied = repaired.size() > live.size();
             if (repaired.isEmpty() && lostEverywhere) {
                 counts.lost++;
@@ -265,11 +270,13 @@ final class FileRepair {
     /**
      * Copies one block to new holders; returns the live holders afterwards.
      *
+     * @param key the manifest's key: a file whose block no live holder could serve is checked at
+     *     the next scan, so holders that lost it stop counting long before the next regular check
      * @param lostOn when every recorded holder answered that it lacks the block, what each said;
      *     the block is then looked for on every node, and reported as lost if none has it
      */
-    private List<Member> repair(Manifest manifest, Manifest.BlockRef block, List<Member> live, ConsistentHash ring,
-            int wanted, @Nullable Map<String, String> lostOn) {
+    private List<Member> repair(String key, Manifest manifest, Manifest.BlockRef block, List<Member> live,
+            ConsistentHash ring, int wanted, @Nullable Map<String, String> lostOn) {
         List<Member> holders = new ArrayList<>(live);
         if (lostOn != null) {
             byte[] data;
@@ -302,7 +309,14 @@ final class FileRepair {
             data = node.storage().readVerified(block.key(), block.length(), block.crc32c(), live,
                     "block " + block.key() + " of " + manifest.path() + " (repair)");
         } catch (IOException e) {
-            LOG.debug("[{}] could not read {} for repair: {}", node.self().id(), block.key(), e.getMessage());
+            if (failureLogged.add("unreadable " + block.key())) {
+                checkNextScan.add(key);
+                LOG.info("[{}] replica repair could not read block {} of {} from its live holders {} ({}); asking "
+                        + "them at the next scan which blocks of the file they hold", node.self().id(), block.key(),
+                        manifest.path(), live, e.getMessage());
+            } else {
+                LOG.debug("[{}] could not read {} for repair: {}", node.self().id(), block.key(), e.getMessage());
+            }
             return holders;
         }
         return copy(manifest, block, data, holders, ring, wanted);

@@ -52,7 +52,8 @@ import java.util.Set;
  * listed). A holder that does not answer still counts, as it would without the check. A block
  * that no recorded holder has intact is searched on every node once per check; if none has it,
  * it is logged at WARN and counted in {@code lostBlocks}, and its manifest is left as it is so
- * that {@code fsck} and readers name it. Scans between checks trust the manifests.
+ * that {@code fsck} and readers name it. Scans between checks trust the manifests, except that a
+ * file whose repair could not read a block from any live holder is checked at the next scan.
  *
  * <p>Joins need no work: readers find blocks through the holders a manifest records, so data
  * stays where it is and new writes use the new ring; ownership moves lazily and checkpoints are

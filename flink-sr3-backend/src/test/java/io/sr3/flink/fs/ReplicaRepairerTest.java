@@ -3,6 +3,7 @@ package io.sr3.flink.fs;
 import io.sr3.flink.node.PerTestRingExtension;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.RingRole;
+import io.sr3.flink.node.RingStorage;
 import io.sr3.flink.node.TestingRing;
 import io.sr3.flink.ring.Member;
 import io.sr3.flink.testing.Deadline;
@@ -11,8 +12,10 @@ import org.apache.flink.core.fs.FSDataOutputStream;
 import org.apache.flink.core.fs.FileSystem;
 import org.apache.flink.core.fs.FileSystem.WriteMode;
 import org.apache.flink.core.fs.Path;
+import org.apache.flink.testutils.logging.LoggerAuditingExtension;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.slf4j.event.Level;
 
 import java.io.IOException;
 import java.util.List;
@@ -27,6 +30,9 @@ class ReplicaRepairerTest {
     private static final int BLOCK = TestingRing.testConfig().blockSize();
 
     @RegisterExtension final PerTestRingExtension rings = new PerTestRingExtension();
+
+    @RegisterExtension
+    final LoggerAuditingExtension readWarnings = new LoggerAuditingExtension(RingStorage.class, Level.WARN);
 
     @Test
     void survivorsRestoreTheReplicationFactorSoTheNextLossLosesNothing() throws Exception {
@@ -207,6 +213,54 @@ class ReplicaRepairerTest {
         String key = NamespaceKeys.manifestKey(file.getPath());
         Deadline.poll("every survivor's copy of the manifest to be a tombstone", TestingRing.AWAIT_TIMEOUT,
                 () -> survivors.stream().allMatch(node -> isTombstoneOrAbsent(node, key)));
+    }
+
+    /**
+     * A short block whose only live holder lost it (deleted by hand) is found by a check of its
+     * file at the scan after the failed read, not at the regular check ten minutes later: the
+     * manifest stops listing that holder and the repair stops asking it.
+     */
+    @Test
+    void aLiveHolderThatLostAShortBlockStopsCountingAtTheNextScan() throws Exception {
+        TestingRing ring = rings.start(4, TestingRing.testConfig());
+        Path file = new Path("sr3:///repair-test/" + UUID.randomUUID() + "/data");
+        Sr3FileSystem fs = (Sr3FileSystem) file.getFileSystem();
+        try (FSDataOutputStream out = fs.create(file, WriteMode.NO_OVERWRITE)) {
+            out.write(new byte[2 * BLOCK]);
+        }
+        FileBlock block = fs.fileBlocks(file).get(0);
+        RingNode writer = ring.node(0); // holds a replica of every block it wrote
+        RingNode other = block.holders().stream().filter(m -> !m.sameNode(writer.self())).map(this::nodeOf)
+                .findFirst().orElseThrow();
+        other.close();
+        ring.awaitMembers(3);
+        java.nio.file.Files.delete(writer.store().directory().resolve(block.key()));
+        // The writer's own repairer runs on its schedule; the others' clocks never reach the regular check.
+        List<ReplicaRepairer> repairers = ring.nodes().stream().filter(n -> n != writer && n != other)
+                .map(n -> new ReplicaRepairer(n, () -> 0L)).toList();
+
+        Deadline.poll("the manifest to stop listing " + writer.self() + " for " + block.key(), TestingRing.AWAIT_TIMEOUT, () -> {
+            repairers.forEach(ReplicaRepairer::run);
+            return holdersOfFirstBlock(fs, file).stream().noneMatch(m -> m.sameNode(writer.self()));
+        });
+        assertThat(fs.fileBlocks(file).get(0).holders()).as("the holder that is away stays listed")
+                .singleElement().matches(m -> m.sameNode(other.self()));
+        long unusable = readWarnings.getMessages().stream().filter(m -> m.contains(block.key())).count();
+        long writerScans = writer.metrics().repairScans.get();
+        Deadline.poll("two more scans of " + writer.self(), TestingRing.AWAIT_TIMEOUT, () -> {
+            repairers.forEach(ReplicaRepairer::run);
+            return writer.metrics().repairScans.get() >= writerScans + 2;
+        });
+        assertThat(readWarnings.getMessages().stream().filter(m -> m.contains(block.key())).count())
+                .as("reads of the lost replica after the check").isEqualTo(unusable);
+    }
+
+    private static List<Member> holdersOfFirstBlock(Sr3FileSystem fs, Path file) {
+        try {
+            return fs.fileBlocks(file).get(0).holders();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
     }
 
     private static boolean isTombstoneOrAbsent(RingNode node, String key) {
