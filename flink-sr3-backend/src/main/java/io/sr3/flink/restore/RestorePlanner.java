@@ -16,8 +16,8 @@ import java.util.Map;
 
 /**
  * Predicts how long star, line and tree restores take over a measured network and picks the
- * fastest, preferring star unless a relayed structure is predicted at least {@link
- * #RELAY_MARGIN} faster. A pure function: same inputs, same plan.
+ * fastest, unless one that relays less is predicted within {@link #RELAY_MARGIN} of it. A pure
+ * function: same inputs, same plan.
  *
  * <p>The model (DESIGN.md section 4), for {@code S} bytes from {@code k} senders:
  *
@@ -38,12 +38,15 @@ import java.util.Map;
 public final class RestorePlanner {
 
     /**
-     * How much faster than star a line or tree must be predicted to be chosen: every relay hop
-     * reads, verifies and sends each block again on a node that is also running tasks (CPU the link
-     * estimates do not see), and adds a node the restore depends on. Within this margin a
-     * prediction cannot tell the structures apart.
+     * How much faster a structure must be predicted than one that relays less to be chosen over
+     * it: every relay hop reads, verifies and sends each block again on a node that is also
+     * running tasks (CPU the link estimates do not see), and adds a node the restore depends on.
+     * Within this margin a prediction cannot tell the structures apart.
      */
     public static final double RELAY_MARGIN = 0.10;
+
+    /** From least to most relaying: star none, a tree through its depth, a line through every holder. */
+    private static final List<Structure> BY_RELAYING = List.of(Structure.STAR, Structure.TREE, Structure.LINE);
 
     private final int treeFanIn;
 
@@ -87,8 +90,10 @@ public final class RestorePlanner {
         }
 
         Structure fastest = predicted.entrySet().stream().min(Map.Entry.comparingByValue()).orElseThrow().getKey();
-        boolean relayWinsClearly = predicted.get(Structure.STAR) > predicted.get(fastest) * (1 + RELAY_MARGIN);
-        Structure automatic = relayWinsClearly ? fastest : Structure.STAR;
+        double withinMargin = predicted.get(fastest) * (1 + RELAY_MARGIN);
+        Structure automatic = BY_RELAYING.stream()
+                .filter(s -> predicted.containsKey(s) && predicted.get(s) <= withinMargin)
+                .findFirst().orElseThrow();
         Structure chosen = automatic;
         String note = null;
         if (forced != null && predicted.containsKey(forced)) {
@@ -97,8 +102,9 @@ public final class RestorePlanner {
             note = name(forced) + " cannot run with " + senders.size() + " sender(s)"
                     + (forced == Structure.TREE ? " and fan-in " + treeFanIn : "") + "; using " + name(automatic);
         } else if (automatic != fastest) {
-            note = String.format(Locale.ROOT, "star: %s predicted only %.0f%% faster (a relay must win by %.0f%%)",
-                    name(fastest), 100 * (1 - predicted.get(fastest) / predicted.get(Structure.STAR)), 100 * RELAY_MARGIN);
+            note = String.format(Locale.ROOT, "%s: %s predicted only %.0f%% faster (more relaying must win by %.0f%%)",
+                    name(automatic), name(fastest), 100 * (1 - predicted.get(fastest) / predicted.get(automatic)),
+                    100 * RELAY_MARGIN);
         }
         return new RestorePlan(chosen, predicted, assignment,
                 chosen == Structure.LINE ? chain : List.of(),

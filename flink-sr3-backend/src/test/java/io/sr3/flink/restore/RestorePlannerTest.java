@@ -105,7 +105,7 @@ class RestorePlannerTest {
 
         assertThat(plan.predictedSeconds().get(Structure.LINE)).isLessThan(plan.predictedSeconds().get(Structure.STAR));
         assertThat(plan.structure()).isEqualTo(Structure.STAR);
-        assertThat(plan.note()).isEqualTo("star: line predicted only 5% faster (a relay must win by 10%)");
+        assertThat(plan.note()).isEqualTo("star: line predicted only 5% faster (more relaying must win by 10%)");
     }
 
     @Test
@@ -114,6 +114,21 @@ class RestorePlannerTest {
 
         assertThat(plan.structure()).isEqualTo(Structure.LINE);
         assertThat(plan.note()).isNull();
+    }
+
+    /**
+     * Three holders into a node that loses 8% of its inbound per sender beyond the first, with a
+     * tree of fan-in 2: the line's last hop alone is fastest, the tree (two senders) 8% slower,
+     * star (three) 16% slower.
+     */
+    @Test
+    void aLinePredictedOnlySlightlyFasterLosesToATree() {
+        NetworkModel network = new NetworkModel(Map.of(), Map.of(), LAN, 100 * MIB, 1, 0.08, Duration.ZERO);
+        RestorePlan plan = new RestorePlanner(2).plan(blocks(60, 4 * MIB, 3), network, null);
+
+        assertThat(plan.predictedSeconds().get(Structure.LINE)).isLessThan(plan.predictedSeconds().get(Structure.TREE));
+        assertThat(plan.structure()).isEqualTo(Structure.TREE);
+        assertThat(plan.note()).isEqualTo("tree: line predicted only 7% faster (more relaying must win by 10%)");
     }
 
     /** A second subtask restoring while the first still pulls 400 MiB from h0: its blocks go to h1 where they can. */
