@@ -276,10 +276,9 @@ public final class BackendComparisonBenchmark {
         TestJobSpec spec = TestJobSpec.of(runId).withRecords(records, 0).withKeys(KEYS)
                 .withPayload(PAYLOAD_BYTES, PAYLOAD_SLOTS);
         try {
-            JobID jobId = cluster.submit(TestJobs.jobGraph(config, spec, PARALLELISM));
-            JobProbe probe = new JobProbe(cluster, jobId);
-            AccessExecutionGraph g = probe.await("all tasks running", Duration.ofSeconds(60), Duration.ofMillis(20),
-                    JobProbe::allRunning);
+            JobProbe probe = JobProbe.submitAndAwaitRunning(cluster, TestJobs.jobGraph(config, spec, PARALLELISM));
+            JobID jobId = probe.jobId();
+            AccessExecutionGraph g = probe.graph();
             long running = JobProbe.lastSwitchToRunning(g);
             // the warm-up's input is shorter than the fill: its window starts at a third of it
             long from = records > FILL_RECORDS ? FILL_RECORDS : records / 3;

@@ -72,10 +72,9 @@ final class RestorePhase {
                 .withPayload(PAYLOAD_BYTES, PAYLOAD_SLOTS).withFailure(TestJobSpec.FailureMode.WHEN_ARMED, 0);
         long fillMillis = (long) (1000.0 * FILL_RECORDS / RATE);
         try {
-            JobID jobId = cluster.submit(TestJobs.jobGraph(config, spec, PARALLELISM));
-            JobProbe probe = new JobProbe(cluster, jobId);
-            AccessExecutionGraph g = probe.await("all tasks running", Duration.ofSeconds(60), Duration.ofMillis(20),
-                    JobProbe::allRunning);
+            JobProbe probe = JobProbe.submitAndAwaitRunning(cluster, TestJobs.jobGraph(config, spec, PARALLELISM));
+            JobID jobId = probe.jobId();
+            AccessExecutionGraph g = probe.graph();
             long running = JobProbe.lastSwitchToRunning(g);
             ThreadCpu.Snapshot cpuAtRunning = ThreadCpu.snapshot();
             long gcAtRunning = gcMillis();

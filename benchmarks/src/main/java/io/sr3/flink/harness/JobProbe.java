@@ -12,6 +12,7 @@ import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecution;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
 import org.apache.flink.runtime.executiongraph.AccessExecutionVertex;
+import org.apache.flink.runtime.jobgraph.JobGraph;
 
 import javax.annotation.Nullable;
 
@@ -32,6 +33,13 @@ public final class JobProbe {
     public JobProbe(EmbeddedCluster cluster, JobID jobId) {
         this.cluster = cluster;
         this.jobId = jobId;
+    }
+
+    /** Submits {@code job} to {@code cluster} and waits up to a minute until every task of it runs. */
+    public static JobProbe submitAndAwaitRunning(EmbeddedCluster cluster, JobGraph job) throws Exception {
+        JobProbe probe = new JobProbe(cluster, cluster.submit(job));
+        probe.await("all tasks running", Duration.ofSeconds(60), Duration.ofMillis(20), JobProbe::allRunning);
+        return probe;
     }
 
     public JobID jobId() {
