@@ -28,7 +28,8 @@ import java.util.zip.CRC32C;
  *
  * <p>At most {@link #MAX_BLOCKS_IN_FLIGHT} blocks are in transfer at once, which bounds the memory
  * one stream uses to that many blocks plus the one being filled; the fill buffer grows with the
- * data, so a small file costs a small buffer.
+ * data, so a small file costs a small buffer, and a file longer than {@link #GROWN_BUFFER_MAX}
+ * fills block-sized arrays the node reuses ({@link BlockArrays}).
  *
  * <p>One thread writes, but Flink cancels a checkpoint by closing its streams from another thread
  * (the task's cleanup) while the snapshot thread may still be writing. Writes, sync and close
@@ -40,12 +41,16 @@ final class Sr3OutputStream extends FSDataOutputStream {
 
     static final int MAX_BLOCKS_IN_FLIGHT = 4;
 
+    /** Up to this size the fill buffer grows by doubling; beyond it, a reused block array takes over. */
+    static final int GROWN_BUFFER_MAX = 256 * 1024;
+
     private final RingNode node;
     private final String path;
     private final String displayPath;
     private final String fileId = UUID.randomUUID().toString();
     private final int blockSize;
-    /** Grows up to the block size: most checkpoint files are far smaller than a block. */
+    private final BlockArrays arrays;
+    /** Grows up to {@link #GROWN_BUFFER_MAX}, then one of {@link #arrays}: most checkpoint files are far smaller than a block. */
     @GuardedBy("this") private byte[] buffer = new byte[0];
     /** What the path held when the stream was created (a tombstone, a file); null if nothing. */
     @Nullable private final ManifestStore.Versions observed;
@@ -78,6 +83,7 @@ final class Sr3OutputStream extends FSDataOutputStream {
         this.exclusive = exclusive;
         this.copies = copies;
         this.blockSize = node.config().blockSize();
+        this.arrays = BlockArrays.of(node);
     }
 
     @Override
@@ -108,12 +114,22 @@ final class Sr3OutputStream extends FSDataOutputStream {
         }
     }
 
-    /** Grows the buffer (doubling, capped at the block size) so that {@code bytes} more fit. */
+    /**
+     * Grows the buffer so that {@code bytes} more fit (at most the block size's worth): doubling
+     * up to {@link #GROWN_BUFFER_MAX}, then into a block array of the node's.
+     */
     private void ensureRoom(int bytes) {
         int needed = bufferPosition + bytes;
-        if (needed > buffer.length) {
-            int size = Math.max(Math.max(needed, 4096), Math.min(blockSize, buffer.length * 2));
-            buffer = Arrays.copyOf(buffer, Math.min(size, blockSize));
+        if (needed <= buffer.length) {
+            return;
+        }
+        int doubled = Math.max(Math.max(needed, 4096), buffer.length * 2);
+        if (doubled <= Math.min(GROWN_BUFFER_MAX, blockSize)) {
+            buffer = Arrays.copyOf(buffer, doubled);
+        } else {
+            byte[] array = arrays.acquire();
+            System.arraycopy(buffer, 0, array, 0, bufferPosition);
+            buffer = array;
         }
     }
 
@@ -145,6 +161,8 @@ final class Sr3OutputStream extends FSDataOutputStream {
         long generation = 0;
         try {
             sendBlock();
+            arrays.release(buffer); // a partial last block was copied out; an empty or small buffer is ignored
+            buffer = new byte[0];
             List<Manifest.BlockRef> refs = awaitBlocks();
             long now = System.currentTimeMillis();
             generation = Manifest.nextGeneration(observed == null ? 0 : observed.newest().generation(), now);
@@ -184,9 +202,11 @@ final class Sr3OutputStream extends FSDataOutputStream {
             throw new InterruptedIOException("Interrupted while writing " + displayPath);
         }
         byte[] data;
-        if (bufferPosition == buffer.length) {
-            data = buffer; // hand the full buffer over instead of copying it
-            buffer = new byte[buffer.length];
+        Runnable release = null;
+        if (bufferPosition == blockSize) {
+            data = buffer; // hand the full block array over instead of copying it, and fill another
+            release = () -> arrays.release(data);
+            buffer = arrays.acquire();
         } else {
             data = Arrays.copyOf(buffer, bufferPosition);
         }
@@ -195,9 +215,10 @@ final class Sr3OutputStream extends FSDataOutputStream {
         CRC32C crc = new CRC32C();
         crc.update(data);
         int checksum = (int) crc.getValue();
+        int length = data.length;
         CompletableFuture<Manifest.BlockRef> block = node.storage().write(key, data, checksum, true,
-                        copies == Manifest.RING_DEFAULT ? node.config().replicationFactor() : copies)
-                .thenApply((List<Member> holders) -> new Manifest.BlockRef(key, data.length, checksum, holders));
+                        copies == Manifest.RING_DEFAULT ? node.config().replicationFactor() : copies, release)
+                .thenApply((List<Member> holders) -> new Manifest.BlockRef(key, length, checksum, holders));
         block.whenComplete((ref, error) -> inFlight.release());
         blocks.add(block);
     }

@@ -40,11 +40,14 @@ final class ReplicatedWrite {
     private final Map<String, String> failures = new LinkedHashMap<>();
     private final CompletableFuture<List<Member>> result = new CompletableFuture<>();
     private final List<Member> first;
+    /** Run when no attempt is outstanding and none failed; null if the caller does not reuse {@link #data}. */
+    @Nullable private final Runnable release;
     private int outstanding;
 
     ReplicatedWrite(RingNode node, String key, byte[] data, int crc32c, int wanted, int quorum, boolean ownKey,
-            List<Member> order) {
+            List<Member> order, @Nullable Runnable release) {
         this.node = node;
+        this.release = release;
         this.key = key;
         this.data = data;
         this.crc32c = crc32c;
@@ -98,6 +101,9 @@ final class ReplicatedWrite {
 
     /** Called once, under this object's lock, when no attempt is outstanding. */
     private void finish() {
+        if (release != null && failures.isEmpty()) {
+            release.run();
+        }
         if (acknowledged.size() >= wanted) {
             result.complete(List.copyOf(acknowledged));
         } else if (acknowledged.size() >= quorum) {

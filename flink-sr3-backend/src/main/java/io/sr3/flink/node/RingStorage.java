@@ -113,6 +113,17 @@ public final class RingStorage {
      * same.
      */
     public CompletableFuture<List<Member>> write(String key, byte[] data, int crc32c, boolean writerFirst, int copies) {
+        return write(key, data, crc32c, writerFirst, copies, null);
+    }
+
+    /**
+     * {@link #write(String, byte[], int, boolean, int)} that runs {@code release} once every copy
+     * it started was acknowledged: then nothing reads {@code data} any more (each node answered
+     * after it received all of it), and the caller may reuse the array. It is not run when any
+     * copy failed (a timed-out request may still be sending the array) or the write never started.
+     */
+    public CompletableFuture<List<Member>> write(String key, byte[] data, int crc32c, boolean writerFirst, int copies,
+            @Nullable Runnable release) {
         ConsistentHash ring = node.membership().ring();
         int quorum = writeQuorum();
         int wanted = wantedCopies(copies);
@@ -131,7 +142,7 @@ public final class RingStorage {
             return CompletableFuture.failedFuture(new WriteQuorumException(key, quorum, List.of(),
                     Map.of("ring", "only " + members + " are members"), targets.size()));
         }
-        return new ReplicatedWrite(node, key, data, crc32c, wanted, quorum, writerFirst, targets).start();
+        return new ReplicatedWrite(node, key, data, crc32c, wanted, quorum, writerFirst, targets, release).start();
     }
 
     /** How many copies a write aims for: the replication factor, fewer in a smaller ring, never below the quorum. */
