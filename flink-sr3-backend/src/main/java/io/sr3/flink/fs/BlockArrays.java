@@ -46,9 +46,4 @@ final class BlockArrays {
             free.push(array);
         }
     }
-
-    /** Arrays waiting for reuse. */
-    synchronized int free() {
-        return free.size();
-    }
 }
