@@ -172,7 +172,7 @@ final class Sr3OutputStream extends FSDataOutputStream {
             } else {
                 encoded = manifest.encode();
                 manifestWrite = node.storage().write(NamespaceKeys.manifestKey(path), encoded, Crc32c.of(encoded), false,
-                        manifest.manifestCopies(node.config().replicationFactor()));
+                        manifest.manifestCopies(node.config().replicationFactor()), null);
                 RingStorage.await(manifestWrite);
             }
         } catch (FileAlreadyExistsException e) {

@@ -155,7 +155,7 @@ final class PeerClient {
         }
         return timed(target, Transfer.Direction.RECEIVED, length,
                 () -> transport.request(target.address(), MessageType.GET_BLOCK, Payloads.utf8(key)).thenApply(answer -> {
-                    String problem = RingStorage.check(answer, length, crc32c);
+                    String problem = check(answer, length, crc32c);
                     if (problem != null) {
                         throw new CompletionException(new IOException("block " + key + " from " + target.id()
                                 + " is not the expected content: " + problem));
@@ -213,7 +213,7 @@ final class PeerClient {
                     if (error != null) {
                         throw new CompletionException(RelayException.from(unwrap(error), request.key(), source, self.id()));
                     }
-                    String problem = RingStorage.check(answer, request.length(), request.crc32c());
+                    String problem = check(answer, request.length(), request.crc32c());
                     if (problem != null) {
                         blockBuffers.release(answer.block());
                         throw new CompletionException(new RelayException(ErrorCode.CORRUPT, "block " + request.key()
@@ -278,5 +278,20 @@ final class PeerClient {
     @FunctionalInterface
     private interface LocalOperation<T> {
         T run() throws Exception;
+    }
+
+    /**
+     * What is wrong with a received block that should have {@code length} bytes and checksum
+     * {@code crc32c}, or null; the frame decoder computed the checksum of its block as it arrived.
+     */
+    @Nullable
+    private static String check(Frame answer, int length, int crc32c) {
+        if (answer.block().remaining() != length) {
+            return "length " + answer.block().remaining() + " != expected " + length;
+        }
+        if (answer.blockCrc() != crc32c) {
+            return String.format("CRC32C 0x%08x != expected 0x%08x", answer.blockCrc(), crc32c);
+        }
+        return null;
     }
 }

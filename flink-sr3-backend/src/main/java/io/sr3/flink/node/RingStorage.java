@@ -6,7 +6,6 @@ import io.sr3.flink.store.BlockNotFoundException;
 import io.sr3.flink.store.BlockStore;
 import io.sr3.flink.transport.Crc32c;
 import io.sr3.flink.transport.ErrorCode;
-import io.sr3.flink.transport.Frame;
 import io.sr3.flink.transport.MessageType;
 import io.sr3.flink.transport.Payloads;
 import io.sr3.flink.transport.RemoteException;
@@ -104,23 +103,16 @@ public final class RingStorage {
 
     /** {@link #write(String, byte[], boolean)} of data whose CRC32C the caller computed already. */
     public CompletableFuture<List<Member>> write(String key, byte[] data, int crc32c, boolean writerFirst) {
-        return write(key, data, crc32c, writerFirst, node.config().replicationFactor());
+        return write(key, data, crc32c, writerFirst, node.config().replicationFactor(), null);
     }
 
     /**
      * {@link #write(String, byte[], int, boolean)} aiming for {@code copies} replicas instead of
      * the replication factor (a file whose operator's replication plan says so); the quorum is the
-     * same.
-     */
-    public CompletableFuture<List<Member>> write(String key, byte[] data, int crc32c, boolean writerFirst, int copies) {
-        return write(key, data, crc32c, writerFirst, copies, null);
-    }
-
-    /**
-     * {@link #write(String, byte[], int, boolean, int)} that runs {@code release} once every copy
-     * it started was acknowledged: then nothing reads {@code data} any more (each node answered
-     * after it received all of it), and the caller may reuse the array. It is not run when any
-     * copy failed (a timed-out request may still be sending the array) or the write never started.
+     * same. {@code release}, if given, runs once every copy the write started was acknowledged:
+     * then nothing reads {@code data} any more (each node answered after it received all of it)
+     * and the caller may reuse the array; not when a copy failed (a timed-out request may still
+     * be sending it) or the write never started.
      */
     public CompletableFuture<List<Member>> write(String key, byte[] data, int crc32c, boolean writerFirst, int copies,
             @Nullable Runnable release) {
@@ -366,21 +358,6 @@ public final class RingStorage {
         if (fellBack) {
             metrics.replicaFallbacks.incrementAndGet();
         }
-    }
-
-    /**
-     * What is wrong with a received block that should have {@code length} bytes and checksum
-     * {@code crc32c}, or null; the frame decoder computed the checksum of its block as it arrived.
-     */
-    @Nullable
-    static String check(Frame answer, int length, int crc32c) {
-        if (answer.block().remaining() != length) {
-            return "length " + answer.block().remaining() + " != expected " + length;
-        }
-        if (answer.blockCrc() != crc32c) {
-            return String.format("CRC32C 0x%08x != expected 0x%08x", answer.blockCrc(), crc32c);
-        }
-        return null;
     }
 
 
