@@ -12,6 +12,7 @@ import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
 import java.nio.file.FileAlreadyExistsException;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -161,7 +162,7 @@ final class Sr3OutputStream extends FSDataOutputStream {
         long generation = 0;
         try {
             sendBlock();
-            arrays.release(buffer); // a partial last block was copied out; an empty or small buffer is ignored
+            arrays.release(buffer); // the array that followed a full last block; an empty buffer is ignored
             buffer = new byte[0];
             List<Manifest.BlockRef> refs = awaitBlocks();
             long now = System.currentTimeMillis();
@@ -171,7 +172,8 @@ final class Sr3OutputStream extends FSDataOutputStream {
                 new ManifestStore(node).create(manifest, observed, displayPath); // takes its own copies back if it fails
             } else {
                 encoded = manifest.encode();
-                manifestWrite = node.storage().write(NamespaceKeys.manifestKey(path), encoded, Crc32c.of(encoded), false,
+                manifestWrite = node.storage().write(NamespaceKeys.manifestKey(path), ByteBuffer.wrap(encoded),
+                        Crc32c.of(encoded), false,
                         manifest.manifestCopies(node.config().replicationFactor()), null);
                 RingStorage.await(manifestWrite);
             }
@@ -201,23 +203,20 @@ final class Sr3OutputStream extends FSDataOutputStream {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("Interrupted while writing " + displayPath);
         }
-        byte[] data;
-        Runnable release = null;
-        if (bufferPosition == blockSize) {
-            data = buffer; // hand the full block array over instead of copying it, and fill another
-            release = () -> arrays.release(data);
-            buffer = arrays.acquire();
-        } else {
-            data = Arrays.copyOf(buffer, bufferPosition);
-        }
+        // Hand the buffer over instead of copying it out: a block array goes back to the pool once
+        // every copy is stored, and a full block is followed by another array, a partial one (a
+        // sync, the last block) by a buffer that grows again.
+        byte[] data = buffer;
+        int length = bufferPosition;
+        Runnable release = data.length == blockSize ? () -> arrays.release(data) : null;
+        buffer = length == blockSize ? arrays.acquire() : new byte[0];
         bufferPosition = 0;
         String key = NamespaceKeys.blockKey(fileId, blocks.size());
         CRC32C crc = new CRC32C();
-        crc.update(data);
+        crc.update(data, 0, length);
         int checksum = (int) crc.getValue();
-        int length = data.length;
-        CompletableFuture<Manifest.BlockRef> block = node.storage().write(key, data, checksum, true,
-                        copies == Manifest.RING_DEFAULT ? node.config().replicationFactor() : copies, release)
+        CompletableFuture<Manifest.BlockRef> block = node.storage().write(key, ByteBuffer.wrap(data, 0, length), checksum,
+                        true, copies == Manifest.RING_DEFAULT ? node.config().replicationFactor() : copies, release)
                 .thenApply((List<Member> holders) -> new Manifest.BlockRef(key, length, checksum, holders));
         block.whenComplete((ref, error) -> inFlight.release());
         blocks.add(block);

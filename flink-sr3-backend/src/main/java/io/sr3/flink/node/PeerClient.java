@@ -111,17 +111,18 @@ final class PeerClient {
     }
 
     CompletableFuture<Void> put(Member target, String key, byte[] data) {
-        return put(target, key, data, Crc32c.of(data));
+        return put(target, key, ByteBuffer.wrap(data), Crc32c.of(data));
     }
 
-    CompletableFuture<Void> put(Member target, String key, byte[] data, int crc32c) {
+    /** Stores the bytes between {@code data}'s position and limit, which stay. */
+    CompletableFuture<Void> put(Member target, String key, ByteBuffer data, int crc32c) {
         if (target.sameNode(self)) {
             return local(() -> {
                 store.put(key, data, crc32c);
                 return null;
             });
         }
-        return timed(target, Transfer.Direction.SENT, data.length,
+        return timed(target, Transfer.Direction.SENT, data.remaining(),
                 () -> transport.request(target.address(), Payloads.putBlock(key, data, crc32c), requestTimeout),
                 answer -> Payloads.storeNanos(answer.payload()))
                 .thenApply(f -> null);

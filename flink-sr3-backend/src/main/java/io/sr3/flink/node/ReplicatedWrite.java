@@ -8,6 +8,7 @@ import javax.annotation.Nullable;
 import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Deque;
@@ -29,7 +30,8 @@ final class ReplicatedWrite {
 
     private final RingNode node;
     private final String key;
-    private final byte[] data;
+    /** The blob between position and limit; each copy reads a duplicate. */
+    private final ByteBuffer data;
     private final int crc32c;
     private final int wanted;
     private final int quorum;
@@ -44,7 +46,7 @@ final class ReplicatedWrite {
     @Nullable private final Runnable release;
     private int outstanding;
 
-    ReplicatedWrite(RingNode node, String key, byte[] data, int crc32c, int wanted, int quorum, boolean ownKey,
+    ReplicatedWrite(RingNode node, String key, ByteBuffer data, int crc32c, int wanted, int quorum, boolean ownKey,
             List<Member> order, @Nullable Runnable release) {
         this.node = node;
         this.release = release;
@@ -71,7 +73,7 @@ final class ReplicatedWrite {
     }
 
     private void attempt(Member target) {
-        node.put(target, key, data, crc32c).whenComplete((ignored, error) -> onAnswer(target, error));
+        node.put(target, key, data.duplicate(), crc32c).whenComplete((ignored, error) -> onAnswer(target, error));
     }
 
     private void onAnswer(Member target, @Nullable Throwable error) {
@@ -79,7 +81,7 @@ final class ReplicatedWrite {
         synchronized (this) {
             if (error == null) {
                 acknowledged.add(target);
-                node.metrics().bytesWritten.addAndGet(data.length);
+                node.metrics().bytesWritten.addAndGet(data.remaining());
             } else {
                 Throwable cause = PeerClient.unwrap(error);
                 failures.put(target.id(), String.valueOf(cause.getMessage()));

@@ -282,6 +282,11 @@ public final class RingNode implements AutoCloseable {
 
     /** Stores a block whose CRC32C the caller computed already (see {@link BlockStore#put(String, byte[], int)}). */
     public CompletableFuture<Void> put(Member target, String key, byte[] data, int crc32c) {
+        return peers.put(target, key, ByteBuffer.wrap(data), crc32c);
+    }
+
+    /** Stores the bytes between {@code data}'s position and limit as a block, which the caller must not change until the put completes. */
+    public CompletableFuture<Void> put(Member target, String key, ByteBuffer data, int crc32c) {
         return peers.put(target, key, data, crc32c);
     }
 

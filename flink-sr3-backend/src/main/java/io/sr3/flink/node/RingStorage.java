@@ -17,6 +17,7 @@ import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -103,19 +104,21 @@ public final class RingStorage {
 
     /** {@link #write(String, byte[], boolean)} of data whose CRC32C the caller computed already. */
     public CompletableFuture<List<Member>> write(String key, byte[] data, int crc32c, boolean writerFirst) {
-        return write(key, data, crc32c, writerFirst, node.config().replicationFactor(), null);
+        return write(key, ByteBuffer.wrap(data), crc32c, writerFirst, node.config().replicationFactor(), null);
     }
 
     /**
-     * {@link #write(String, byte[], int, boolean)} aiming for {@code copies} replicas instead of
-     * the replication factor (a file whose operator's replication plan says so); the quorum is the
-     * same. {@code release}, if given, runs once every copy the write started was acknowledged:
-     * then nothing reads {@code data} any more (each node answered after it received all of it)
-     * and the caller may reuse the array; not when a copy failed (a timed-out request may still
-     * be sending it) or the write never started.
+     * {@link #write(String, byte[], int, boolean)} of the bytes between {@code data}'s position
+     * and limit (which stay; a block array filled only in part is written without a copy),
+     * aiming for {@code copies} replicas instead of the replication factor (a file whose
+     * operator's replication plan says so); the quorum is the same. {@code release}, if given,
+     * runs once every copy the write started was acknowledged: then nothing reads {@code data}
+     * any more (each node answered after it received all of it) and the caller may reuse the
+     * array; not when a copy failed (a timed-out request may still be sending it) or the write
+     * never started.
      */
-    public CompletableFuture<List<Member>> write(String key, byte[] data, int crc32c, boolean writerFirst, int copies,
-            @Nullable Runnable release) {
+    public CompletableFuture<List<Member>> write(String key, ByteBuffer data, int crc32c, boolean writerFirst,
+            int copies, @Nullable Runnable release) {
         ConsistentHash ring = node.membership().ring();
         int quorum = writeQuorum();
         int wanted = wantedCopies(copies);

@@ -32,7 +32,12 @@ public final class Payloads {
      * @param crc32c the CRC32C of {@code data}
      */
     public static Frame putBlock(String key, byte[] data, int crc32c) {
-        return new Frame(MessageType.PUT_BLOCK, 0, putBlockHead(key), ByteBuffer.wrap(data), crc32c);
+        return putBlock(key, ByteBuffer.wrap(data), crc32c);
+    }
+
+    /** {@link #putBlock(String, byte[], int)} of the bytes between {@code data}'s position and limit. */
+    public static Frame putBlock(String key, ByteBuffer data, int crc32c) {
+        return new Frame(MessageType.PUT_BLOCK, 0, putBlockHead(key), data, crc32c);
     }
 
     private static byte[] putBlockHead(String key) {

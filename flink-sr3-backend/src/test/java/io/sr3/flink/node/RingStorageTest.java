@@ -9,6 +9,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -143,13 +144,13 @@ class RingStorageTest {
         RingNode writer = ring.node(0);
         byte[] data = new byte[10];
         java.util.concurrent.atomic.AtomicInteger released = new java.util.concurrent.atomic.AtomicInteger();
-        writer.storage().write("b-r-0", data, crc(data), true, 2, released::incrementAndGet).get(30, TimeUnit.SECONDS);
+        writer.storage().write("b-r-0", ByteBuffer.wrap(data), crc(data), true, 2, released::incrementAndGet).get(30, TimeUnit.SECONDS);
         assertThat(released).as("both copies acknowledged").hasValue(1);
 
         List<Member> planned = writer.membership().ring().placement("b-r-1", writer.self(), 2);
         RingNode planned2 = ring.nodes().stream().filter(n -> n.self().equals(planned.get(1))).findFirst().orElseThrow();
         planned2.close(); // still a member until the failure detector notices
-        List<Member> holders = writer.storage().write("b-r-1", data, crc(data), true, 2, released::incrementAndGet)
+        List<Member> holders = writer.storage().write("b-r-1", ByteBuffer.wrap(data), crc(data), true, 2, released::incrementAndGet)
                 .get(30, TimeUnit.SECONDS);
         assertThat(holders).hasSize(2).doesNotContain(planned2.self());
         assertThat(released).as("a copy failed, so a transport may still hold the array").hasValue(1);
