@@ -215,8 +215,9 @@ final class Sr3OutputStream extends FSDataOutputStream {
         CRC32C crc = new CRC32C();
         crc.update(data, 0, length);
         int checksum = (int) crc.getValue();
-        CompletableFuture<Manifest.BlockRef> block = node.storage().write(key, ByteBuffer.wrap(data, 0, length), checksum,
-                        true, copies == Manifest.RING_DEFAULT ? node.config().replicationFactor() : copies, release)
+        int wanted = copies == Manifest.RING_DEFAULT ? node.config().replicationFactor() : copies;
+        CompletableFuture<Manifest.BlockRef> block = node.storage()
+                .write(key, ByteBuffer.wrap(data, 0, length), checksum, true, wanted, release)
                 .thenApply((List<Member> holders) -> new Manifest.BlockRef(key, length, checksum, holders));
         block.whenComplete((ref, error) -> inFlight.release());
         blocks.add(block);

@@ -285,7 +285,10 @@ public final class RingNode implements AutoCloseable {
         return peers.put(target, key, ByteBuffer.wrap(data), crc32c);
     }
 
-    /** Stores the bytes between {@code data}'s position and limit as a block, which the caller must not change until the put completes. */
+    /**
+     * Stores the bytes between {@code data}'s position and limit (which stay) as a block; the
+     * caller must not change them until the put completes.
+     */
     public CompletableFuture<Void> put(Member target, String key, ByteBuffer data, int crc32c) {
         return peers.put(target, key, data, crc32c);
     }
