@@ -81,8 +81,13 @@ final class FileRestore {
         }
     }
 
-    /** Writes each block at its offset in its file, straight from the buffer it was read into. */
+    /** Writes each block at its offset in its file, straight from the buffer it was read into, several at once. */
     private record FileSink(Layout layout, List<FileChannel> channels) implements BlockSink {
+
+        @Override
+        public boolean concurrent() {
+            return true; // positional writes of distinct ranges
+        }
 
         @Override
         public void accept(int index, byte[] data) throws IOException {
