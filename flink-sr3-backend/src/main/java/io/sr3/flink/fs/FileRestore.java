@@ -81,13 +81,8 @@ final class FileRestore {
         }
     }
 
-    /** Writes each block at its offset in its file, straight from the buffer it was read into, several at once. */
+    /** Writes each block at its offset in its file, straight from the buffer it was read into. */
     private record FileSink(Layout layout, List<FileChannel> channels) implements BlockSink {
-
-        @Override
-        public boolean concurrent() {
-            return true; // positional writes of distinct ranges
-        }
 
         @Override
         public void accept(int index, byte[] data) throws IOException {

@@ -3,10 +3,7 @@ package io.sr3.flink.restore;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 
-/**
- * Receives the verified blocks of a restore, in any order: on the restoring thread, or, for a
- * {@linkplain #concurrent concurrent} sink, on a few writer threads at once.
- */
+/** Receives the verified blocks of a restore, in any order, on the restoring thread. */
 @FunctionalInterface
 public interface BlockSink {
 
@@ -27,14 +24,5 @@ public interface BlockSink {
         byte[] copy = new byte[data.remaining()];
         data.duplicate().get(copy);
         accept(index, copy);
-    }
-
-    /**
-     * Whether {@link #accept(int, ByteBuffer)} may run on other threads than the restoring one,
-     * several at once (a sink that writes each block at its own offset of a file): the restore
-     * then goes on receiving while blocks are written.
-     */
-    default boolean concurrent() {
-        return false;
     }
 }

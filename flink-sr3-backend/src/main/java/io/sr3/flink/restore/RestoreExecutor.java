@@ -85,8 +85,6 @@ public final class RestoreExecutor {
         private final String description;
         private final List<BlockFetch> blocks;
         private final BlockSink sink;
-        /** Where blocks are written when the sink takes them from several threads; null: on this thread. */
-        @Nullable private final ConcurrentSinkWrites writes;
         private final boolean[] done;
         private final Set<String> unreachable = new HashSet<>();
         private final BlockingQueue<Outcome> outcomes = new LinkedBlockingQueue<>();
@@ -116,7 +114,6 @@ public final class RestoreExecutor {
             this.description = description;
             this.blocks = blocks;
             this.sink = sink;
-            this.writes = sink.concurrent() ? new ConcurrentSinkWrites(sink) : null;
             this.done = new boolean[blocks.size()];
             this.remaining = blocks.size();
         }
@@ -128,9 +125,6 @@ public final class RestoreExecutor {
                 ended = true;
                 releaseUnconsumed();
                 releaseLoad();
-                if (writes != null) {
-                    writes.close();
-                }
             }
         }
 
@@ -168,13 +162,14 @@ public final class RestoreExecutor {
                     receivedByFirstHop.get(outcome.route.get(0))[1] = System.nanoTime();
                     node.metrics().bytesRead.addAndGet(length);
                     node.metrics().bytesReadRemote.addAndGet(length);
-                    deliver(outcome.index, outcome.data, () -> release(outcome));
+                    try {
+                        deliver(outcome.index, outcome.data);
+                    } finally {
+                        release(outcome);
+                    }
                 } else {
                     recover(outcome);
                 }
-            }
-            if (writes != null) {
-                writes.finish();
             }
             double actual = (System.nanoTime() - startNanos) / 1e9;
             learnLinks();
@@ -200,9 +195,13 @@ public final class RestoreExecutor {
                         blocks.get(outcome.index).description(), cause(outcome.error).getMessage());
                 replan();
             } else {
-                localBlocks++;
-                node.metrics().bytesRead.addAndGet(outcome.data.remaining());
-                deliver(outcome.index, outcome.data, () -> release(outcome));
+                try {
+                    localBlocks++;
+                    node.metrics().bytesRead.addAndGet(outcome.data.remaining());
+                    deliver(outcome.index, outcome.data);
+                } finally {
+                    release(outcome);
+                }
             }
             if (ownReads.finished()) {
                 network.recordLocalRead(localBytes, Duration.ofNanos(System.nanoTime() - startNanos));
@@ -333,26 +332,15 @@ public final class RestoreExecutor {
             }
             byte[] data = node.storage().readVerified(block.key(), block.length(), block.crc32c(), order, block.description());
             refetched++;
-            deliver(index, ByteBuffer.wrap(data), () -> {});
+            deliver(index, ByteBuffer.wrap(data));
         }
 
-        /** Hands a verified block to the sink (to a writer thread for a concurrent sink); {@code release} runs after. */
-        private void deliver(int index, ByteBuffer data, Runnable release) throws IOException {
-            if (done[index]) {
-                release.run();
-                return;
+        private void deliver(int index, ByteBuffer data) throws IOException {
+            if (!done[index]) {
+                int length = data.remaining();
+                sink.accept(index, data);
+                delivered(index, length);
             }
-            int length = data.remaining();
-            if (writes != null) {
-                writes.write(index, data, release);
-            } else {
-                try {
-                    sink.accept(index, data);
-                } finally {
-                    release.run();
-                }
-            }
-            delivered(index, length);
         }
 
         /** Gives the buffers of answers nobody will consume back to the node; safe from any thread. */

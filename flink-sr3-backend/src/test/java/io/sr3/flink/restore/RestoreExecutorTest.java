@@ -304,67 +304,6 @@ class RestoreExecutorTest {
     }
 
     @Test
-    void aConcurrentSinkKeepsTheRestoreReceivingWhileOneWriteIsSlow() throws Exception {
-        java.util.concurrent.CountDownLatch othersWritten = new java.util.concurrent.CountDownLatch(BLOCKS - 1);
-        AtomicInteger slowBlock = new AtomicInteger(-1);
-        java.util.concurrent.atomic.AtomicBoolean othersArrivedMeanwhile = new java.util.concurrent.atomic.AtomicBoolean();
-        BufferSink sink = new BufferSink() {
-            @Override
-            public void accept(int index, ByteBuffer data) {
-                if (slowBlock.compareAndSet(-1, index)) {
-                    try { // a write stuck until every other block was written, or 20 s
-                        othersArrivedMeanwhile.set(othersWritten.await(20, java.util.concurrent.TimeUnit.SECONDS));
-                    } catch (InterruptedException e) {
-                        Thread.currentThread().interrupt();
-                    }
-                } else {
-                    othersWritten.countDown();
-                }
-                super.accept(index, data);
-            }
-
-            @Override
-            public boolean concurrent() {
-                return true;
-            }
-        };
-
-        executor(Structure.STAR).restore("slow write", fetches, sink);
-
-        sink.assertExactly(contents);
-        assertThat(othersArrivedMeanwhile).as("the other %d blocks were written while block %d's write waited",
-                BLOCKS - 1, slowBlock.get()).isTrue();
-    }
-
-    @Test
-    void aFailedWriteFailsTheRestoreNamingItAndEveryBufferGoesBack() throws Exception {
-        List<BlockFetch> own = ownBlocks("b-write-fails-", 12, blockSize());
-        BlockSink failing = new BlockSink() {
-            @Override
-            public void accept(int index, byte[] data) {
-                throw new AssertionError("the buffer form is used");
-            }
-
-            @Override
-            public void accept(int index, ByteBuffer data) throws java.io.IOException {
-                if (index == 5) {
-                    throw new java.io.IOException("No space left on device (test)");
-                }
-            }
-
-            @Override
-            public boolean concurrent() {
-                return true;
-            }
-        };
-
-        assertThatThrownBy(() -> executor(Structure.STAR).restore("failing write", own, failing))
-                .isInstanceOf(java.io.IOException.class)
-                .hasMessageContaining("No space left on device (test)");
-        Deadline.poll("every lent buffer back", TestingRing.AWAIT_TIMEOUT, () -> recovering.blockBuffers().lent() == 0);
-    }
-
-    @Test
     void anOwnBlockLargerThanTheBuffersIsStillRestored() throws Exception {
         int larger = blockSize() + 1000; // written under a larger block size
         List<BlockFetch> own = ownBlocks("b-large-", 2, larger);
