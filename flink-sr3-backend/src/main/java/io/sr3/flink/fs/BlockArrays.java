@@ -8,13 +8,11 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 
 /**
- * The block-sized heap arrays a node's output streams fill, reused from one block to the next. A
- * 4 MiB array is a G1 humongous object in any heap below 32 GiB: allocated once per written
- * block, they made the flink-sr3 TaskManagers of the process recovery benchmark (224 MiB heaps)
- * collect about once a second while checkpointing, three quarters of the collections started by
- * a humongous allocation. A stream gives an array back once every replica's write of its block
- * was acknowledged, so no transport reads it any more; an array whose write failed anywhere is
- * left to the garbage collector.
+ * The block-sized heap arrays a node's output streams fill, reused from one block to the next: a
+ * 4 MiB array is a G1 humongous object in any heap below 32 GiB, and one per written block makes
+ * a small TaskManager heap collect over and over while it checkpoints. A stream gives an array
+ * back once every replica's write of its block was acknowledged, so no transport reads it any
+ * more; an array whose write failed anywhere is left to the garbage collector.
  */
 @ThreadSafe
 final class BlockArrays {
