@@ -5,6 +5,7 @@ import io.sr3.flink.restore.BlockFetch;
 import io.sr3.flink.restore.BlockSink;
 import io.sr3.flink.restore.RestoreExecutor;
 import io.sr3.flink.restore.RestoreReport;
+import io.sr3.flink.store.SlicedFileWrites;
 
 import java.io.Closeable;
 import java.io.IOException;
@@ -81,7 +82,7 @@ final class FileRestore {
         }
     }
 
-    /** Writes each block at its offset in its file, straight from the buffer it was read into. */
+    /** Writes each block at its offset in its file, straight from the buffer it was read into, in {@link SlicedFileWrites slices}. */
     private record FileSink(Layout layout, List<FileChannel> channels) implements BlockSink {
 
         @Override
@@ -91,12 +92,7 @@ final class FileRestore {
 
         @Override
         public void accept(int index, ByteBuffer data) throws IOException {
-            FileChannel channel = channels.get(layout.fileOf()[index]);
-            ByteBuffer buffer = data.duplicate();
-            long position = layout.offsetOf()[index];
-            while (buffer.hasRemaining()) {
-                position += channel.write(buffer, position);
-            }
+            SlicedFileWrites.write(channels.get(layout.fileOf()[index]), data, layout.offsetOf()[index]);
         }
     }
 

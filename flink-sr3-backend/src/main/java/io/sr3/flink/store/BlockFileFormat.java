@@ -63,16 +63,16 @@ final class BlockFileFormat {
         return (int) crc.getValue();
     }
 
-    /** Writes {@code data} (position to limit; a direct buffer goes to the file uncopied) with its header to a temporary file and renames it to {@code target} atomically. */
+    /** Writes {@code data} (position to limit; a direct buffer goes to the file uncopied, in {@link SlicedFileWrites slices}) with its header to a temporary file and renames it to {@code target} atomically. */
     void write(String key, Path target, ByteBuffer data, int crc32c) throws IOException {
         Path temp = directory.resolve(TEMP_PREFIX + UUID.randomUUID());
         ByteBuffer header = ByteBuffer.allocate(HEADER_SIZE);
         header.putInt(MAGIC).put(VERSION).putLong(data.remaining()).putInt(crc32c).flip();
         try (FileChannel channel = FileChannel.open(temp, CREATE_NEW_FOR_WRITE, fileAttributes)) {
-            ByteBuffer body = data.duplicate();
-            while (header.hasRemaining() || body.hasRemaining()) {
-                channel.write(new ByteBuffer[] {header, body});
+            while (header.hasRemaining()) {
+                channel.write(header);
             }
+            SlicedFileWrites.write(channel, data);
             if (fsync) {
                 channel.force(true);
             }
