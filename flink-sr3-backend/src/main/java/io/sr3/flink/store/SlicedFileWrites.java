@@ -7,12 +7,11 @@ import java.nio.channels.FileChannel;
 /**
  * Writes buffers to files in slices of at most {@link #SLICE_BYTES} per system call.
  *
- * <p>The kernel sizes the page-cache folios of a buffered write after the write: one 4 MiB
- * {@code write} asks for large contiguous folios, which a host with fragmented or lazily backed
- * memory (a virtual machine) provides at a tenth of the speed of small ones. On the machine the
- * benchmarks run on, 4 MiB writes of a direct buffer into new files ran at 0.5 GB/s, 64 KiB
- * slices of the same buffer at 5 GB/s, interleaved file by file. Flink's own stream copies write
- * 4-16 KiB at a time and never meet this cost; a block store writing whole blocks did.
+ * <p>Why: the kernel sizes the page-cache folios of a buffered write after the write, so one
+ * 4 MiB {@code write} asks for large contiguous folios, which a host with fragmented or lazily
+ * backed memory (a virtual machine) provides many times slower than small ones (measured in
+ * docs/benchmarks.md, "Process recovery"). Flink's stream copies write a few KiB at a time and
+ * never meet that cost.
  */
 public final class SlicedFileWrites {
 
