@@ -230,7 +230,7 @@ public final class ProcessRecoveryBenchmark {
                 CAUGHT_UP_LAG_MILLIS);
         long[] phases = taskPhases(cluster, id, r.killedAtMillis());
         long restoredSize = restoredStateSize(cluster, id, r.restoredCheckpointId(), beforeKill);
-        double bytesPerSecond = phases[2] > 0 ? restoredSize * 1000.0 / phases[2] : Double.NaN;
+        double bytesPerSecond = phases[2] > 0 && restoredSize >= 0 ? restoredSize * 1000.0 / phases[2] : Double.NaN;
         Map<String, Object> sr3 = backend == Backend.SR3 ? sr3RestoreLines(cluster, id) : Map.of();
         say("%s: detected %s, deployed %s, longest restore %s (%s/s), RUNNING %s, caught up %s, first checkpoint %s%s",
                 who, Stats.millis(r.killToDetectedMillis()), Stats.millis(phases[1]), Stats.millis(phases[2]),
@@ -246,6 +246,11 @@ public final class ProcessRecoveryBenchmark {
     private static long restoredStateSize(ProcessCluster cluster, JobID id, long checkpointId, JsonNode latestBeforeKill) {
         if (latestBeforeKill.path("id").asLong() == checkpointId) {
             return latestBeforeKill.path("state_size").asLong();
+        }
+        for (JsonNode checkpoint : cluster.checkpoints(id).path("history")) {
+            if (checkpoint.path("id").asLong() == checkpointId) {
+                return checkpoint.path("state_size").asLong(-1);
+            }
         }
         JsonNode details = cluster.getJson("/jobs/" + id + "/checkpoints/details/" + checkpointId);
         return details == null ? -1 : details.path("state_size").asLong(-1);

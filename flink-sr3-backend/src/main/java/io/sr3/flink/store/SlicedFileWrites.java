@@ -8,10 +8,9 @@ import java.nio.channels.FileChannel;
  * Writes buffers to files in slices of at most {@link #SLICE_BYTES} per system call.
  *
  * <p>Why: the kernel sizes the page-cache folios of a buffered write after the write, so one
- * 4 MiB {@code write} asks for large contiguous folios, which a host with fragmented or lazily
- * backed memory (a virtual machine) provides many times slower than small ones (measured in
- * docs/benchmarks.md, "Process recovery"). Flink's stream copies write a few KiB at a time and
- * never meet that cost.
+ * 4 MiB {@code write} gets large folios, which a virtual machine that hands free memory back to
+ * its host fills ten times slower than small ones (measured in docs/benchmarks.md, "Process
+ * recovery"). Flink's stream copies write a few KiB at a time and never meet that cost.
  */
 public final class SlicedFileWrites {
 
