@@ -3,6 +3,7 @@ package io.sr3.flink.fs;
 import io.sr3.flink.node.RingNode;
 import io.sr3.flink.node.RingStorage;
 import io.sr3.flink.ring.Member;
+import io.sr3.flink.transport.BlockBuffers;
 import io.sr3.flink.transport.Crc32c;
 import org.apache.flink.core.fs.FSDataOutputStream;
 
@@ -20,6 +21,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.zip.CRC32C;
 
 /**
@@ -29,8 +31,9 @@ import java.util.zip.CRC32C;
  *
  * <p>At most {@link #MAX_BLOCKS_IN_FLIGHT} blocks are in transfer at once, which bounds the memory
  * one stream uses to that many blocks plus the one being filled; the fill buffer grows with the
- * data, so a small file costs a small buffer, and a file longer than {@link #GROWN_BUFFER_MAX}
- * fills block-sized arrays the node reuses ({@link BlockArrays}).
+ * data, so a small file costs a small heap buffer, and a file longer than {@link #GROWN_BUFFER_MAX}
+ * fills block-sized direct buffers the node reuses ({@link BlockBuffers}; a heap buffer when all
+ * are lent): the local replica is written and the remote ones are sent from it without a copy.
  *
  * <p>One thread writes, but Flink cancels a checkpoint by closing its streams from another thread
  * (the task's cleanup) while the snapshot thread may still be writing. Writes, sync and close
@@ -42,17 +45,23 @@ final class Sr3OutputStream extends FSDataOutputStream {
 
     static final int MAX_BLOCKS_IN_FLIGHT = 4;
 
-    /** Up to this size the fill buffer grows by doubling; beyond it, a reused block array takes over. */
+    /** Up to this size the fill buffer grows by doubling; beyond it, a reused block buffer takes over. */
     static final int GROWN_BUFFER_MAX = 256 * 1024;
+
+    private static final ByteBuffer EMPTY = ByteBuffer.allocate(0);
 
     private final RingNode node;
     private final String path;
     private final String displayPath;
     private final String fileId = UUID.randomUUID().toString();
     private final int blockSize;
-    private final BlockArrays arrays;
-    /** Grows up to {@link #GROWN_BUFFER_MAX}, then one of {@link #arrays}: most checkpoint files are far smaller than a block. */
-    @GuardedBy("this") private byte[] buffer = new byte[0];
+    private final BlockBuffers blockBuffers;
+    /**
+     * A heap buffer that grows up to {@link #GROWN_BUFFER_MAX}, then one of {@link #blockBuffers}
+     * (most checkpoint files are far smaller than a block). Filled by absolute puts: its position
+     * stays 0, {@link #bufferPosition} is the fill level.
+     */
+    @GuardedBy("this") private ByteBuffer buffer = EMPTY;
     /** What the path held when the stream was created (a tombstone, a file); null if nothing. */
     @Nullable private final ManifestStore.Versions observed;
     /** The file this one overwrites, whose blocks go once the new manifest is stored; null if none. */
@@ -84,14 +93,14 @@ final class Sr3OutputStream extends FSDataOutputStream {
         this.exclusive = exclusive;
         this.copies = copies;
         this.blockSize = node.config().blockSize();
-        this.arrays = BlockArrays.of(node);
+        this.blockBuffers = node.blockBuffers();
     }
 
     @Override
     public synchronized void write(int b) throws IOException {
         ensureOpen();
         ensureRoom(1);
-        buffer[bufferPosition++] = (byte) b;
+        buffer.put(bufferPosition++, (byte) b);
         position++;
         if (bufferPosition == blockSize) {
             sendBlock();
@@ -104,7 +113,7 @@ final class Sr3OutputStream extends FSDataOutputStream {
         while (length > 0) {
             ensureRoom(Math.min(length, blockSize - bufferPosition));
             int chunk = Math.min(length, blockSize - bufferPosition);
-            System.arraycopy(bytes, offset, buffer, bufferPosition, chunk);
+            buffer.put(bufferPosition, bytes, offset, chunk);
             bufferPosition += chunk;
             position += chunk;
             offset += chunk;
@@ -117,20 +126,20 @@ final class Sr3OutputStream extends FSDataOutputStream {
 
     /**
      * Grows the buffer so that {@code bytes} more fit (at most the block size's worth): doubling
-     * up to {@link #GROWN_BUFFER_MAX}, then into a block array of the node's.
+     * up to {@link #GROWN_BUFFER_MAX} (a heap buffer), then into a block buffer of the node's.
      */
     private void ensureRoom(int bytes) {
         int needed = bufferPosition + bytes;
-        if (needed <= buffer.length) {
+        if (needed <= buffer.capacity()) {
             return;
         }
-        int doubled = Math.max(Math.max(needed, 4096), buffer.length * 2);
+        int doubled = Math.max(Math.max(needed, 4096), buffer.capacity() * 2);
         if (doubled <= Math.min(GROWN_BUFFER_MAX, blockSize)) {
-            buffer = Arrays.copyOf(buffer, doubled);
+            buffer = ByteBuffer.wrap(Arrays.copyOf(buffer.array(), doubled));
         } else {
-            byte[] array = arrays.acquire();
-            System.arraycopy(buffer, 0, array, 0, bufferPosition);
-            buffer = array;
+            ByteBuffer block = blockBuffers.acquire(blockSize);
+            block.put(0, buffer, 0, bufferPosition);
+            buffer = block;
         }
     }
 
@@ -161,9 +170,12 @@ final class Sr3OutputStream extends FSDataOutputStream {
         byte[] encoded = null;
         long generation = 0;
         try {
-            sendBlock();
-            arrays.release(buffer); // the array that followed a full last block; an empty buffer is ignored
-            buffer = new byte[0];
+            try {
+                sendBlock();
+            } finally {
+                blockBuffers.release(buffer); // what followed a full last block, or what an interrupt left; heap ones are ignored
+                buffer = EMPTY;
+            }
             List<Manifest.BlockRef> refs = awaitBlocks();
             long now = System.currentTimeMillis();
             generation = Manifest.nextGeneration(observed == null ? 0 : observed.newest().generation(), now);
@@ -203,23 +215,35 @@ final class Sr3OutputStream extends FSDataOutputStream {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("Interrupted while writing " + displayPath);
         }
-        // Hand the buffer over instead of copying it out: a block array goes back to the pool once
-        // every copy is stored, and a full block is followed by another array, a partial one (a
-        // sync, the last block) by a buffer that grows again.
-        byte[] data = buffer;
+        // Hand the buffer over instead of copying it out: a block buffer goes back to the pool once
+        // every copy is stored, and a full block is followed by another block buffer, a partial one
+        // (a sync, the last block) by a heap buffer that grows again.
+        ByteBuffer data = buffer;
         int length = bufferPosition;
-        Runnable release = data.length == blockSize ? () -> arrays.release(data) : null;
-        buffer = length == blockSize ? arrays.acquire() : new byte[0];
+        buffer = length == blockSize ? blockBuffers.acquire(blockSize) : EMPTY;
         bufferPosition = 0;
+        ByteBuffer bytes = data.duplicate().position(0).limit(length);
         String key = NamespaceKeys.blockKey(fileId, blocks.size());
         CRC32C crc = new CRC32C();
-        crc.update(data, 0, length);
+        crc.update(bytes.duplicate());
         int checksum = (int) crc.getValue();
         int wanted = copies == Manifest.RING_DEFAULT ? node.config().replicationFactor() : copies;
+        // The write runs release only when every copy was acknowledged; after a failed copy a
+        // transfer may still read the buffer, so the pool forgets it instead of lending it again.
+        AtomicBoolean released = new AtomicBoolean();
+        Runnable release = () -> {
+            released.set(true);
+            blockBuffers.release(data);
+        };
         CompletableFuture<Manifest.BlockRef> block = node.storage()
-                .write(key, ByteBuffer.wrap(data, 0, length), checksum, true, wanted, release)
+                .write(key, bytes, checksum, true, wanted, release)
                 .thenApply((List<Member> holders) -> new Manifest.BlockRef(key, length, checksum, holders));
-        block.whenComplete((ref, error) -> inFlight.release());
+        block.whenComplete((ref, error) -> {
+            if (!released.get()) {
+                blockBuffers.abandon(data);
+            }
+            inFlight.release();
+        });
         blocks.add(block);
     }
 

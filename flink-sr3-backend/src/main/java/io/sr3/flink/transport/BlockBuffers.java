@@ -10,11 +10,12 @@ import java.util.IdentityHashMap;
 import java.util.Set;
 
 /**
- * The block-sized direct buffers a node lends to the blocks it relays: received in answers
- * ({@link TransportClient#requestBlock}) and read from its store to be served, reused from one
- * block to the next. A 4 MiB block read into a new heap array is
- * a G1 humongous object on every node it passes; a TaskManager in the middle of a restore then
- * spends its time in collections.
+ * The block-sized direct buffers a node lends to the blocks it moves: received in answers
+ * ({@link TransportClient#requestBlock}) and PUTs, read from its store to be served, and filled
+ * by its output streams; reused from one block to the next. A 4 MiB block in a new heap array is
+ * a G1 humongous object on every node it passes (a TaskManager in the middle of a restore then
+ * spends its time in collections), and the transport copies a heap block into direct memory
+ * before the socket takes it.
  *
  * <p>At most {@code maxBuffers} exist. When all are lent, or a block is larger than they are, a
  * heap buffer is handed out instead: the block moves as it did before, nothing waits. A buffer
@@ -78,6 +79,18 @@ public final class BlockBuffers {
         }
         free.push(buffer);
         return true;
+    }
+
+    /**
+     * Stops tracking a buffer {@link #acquire} lent whose user cannot tell when the last reader
+     * is done with it (a replica write that failed while another transfer may still send it): it
+     * is never lent again, the garbage collector frees it once nothing references it, and the
+     * pool may create a new one in its place. Does nothing for any other buffer or null.
+     */
+    public synchronized void abandon(@Nullable ByteBuffer buffer) {
+        if (lent.remove(buffer)) {
+            created--;
+        }
     }
 
     /** Direct buffers created so far (at most the maximum). */

@@ -175,6 +175,7 @@ public final class TransportClient implements AutoCloseable {
                 .group(group)
                 .channel(NioSocketChannel.class)
                 .option(ChannelOption.TCP_NODELAY, true)
+                .option(ChannelOption.ALLOCATOR, ChannelBuffers.ALLOCATOR)
                 .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) Math.min(Integer.MAX_VALUE, requestTimeout.toMillis()))
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override

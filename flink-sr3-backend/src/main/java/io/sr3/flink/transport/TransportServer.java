@@ -115,6 +115,7 @@ public final class TransportServer implements AutoCloseable {
                         .group(group)
                         .channel(NioServerSocketChannel.class)
                         .childOption(ChannelOption.TCP_NODELAY, true)
+                        .childOption(ChannelOption.ALLOCATOR, ChannelBuffers.ALLOCATOR)
                         .childOption(ChannelOption.WRITE_BUFFER_WATER_MARK, ANSWER_BUFFER)
                         .childHandler(
                                 new ChannelInitializer<SocketChannel>() {
