@@ -8,7 +8,7 @@ import io.netty.buffer.PooledByteBufAllocator;
  * Netty's pooled allocator, whose arenas keep their direct chunks. Netty's default (adaptive)
  * allocator releases and creates chunks again as the receive buffers of a 4 MiB frame, all held
  * until the frame is complete, come and go; every new chunk is zeroed and faulted in, which cost
- * the receiving and sending event loops about 15% of their CPU time (docs/benchmarks.md).
+ * a receiving event loop about 30% of its CPU samples here (docs/benchmarks.md, "Where the time goes").
  */
 final class ChannelBuffers {
 
