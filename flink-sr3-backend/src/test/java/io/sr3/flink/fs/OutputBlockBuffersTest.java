@@ -54,7 +54,9 @@ class OutputBlockBuffersTest {
         assertThat(allocated).as("bytes the writing thread allocated for a file of %d blocks", BLOCKS_PER_FILE)
                 .isLessThan(BLOCK);
         assertThat(pool.created()).as("direct buffers the writer's node created").isPositive();
-        assertThat(pool.lent()).as("buffers still lent after every stream closed").isZero();
+        // Every stream closed; a block read by the node's own maintenance may still hold one for a moment.
+        Deadline.poll("every buffer back in the pool", TestingRing.AWAIT_TIMEOUT, () -> pool.lent() == 0,
+                () -> pool.lent() + " still lent");
         assertThat(pool.heapFallbacks()).as("blocks written from heap buffers").isZero();
         assertThat(read(fs, new Path(base, "warm-up"))).isEqualTo(contents[0]);
         assertThat(read(fs, new Path(base, "measured"))).isEqualTo(contents[1]);
