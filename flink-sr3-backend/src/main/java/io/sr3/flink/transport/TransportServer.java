@@ -168,20 +168,25 @@ public final class TransportServer implements AutoCloseable {
                 lastFailure);
     }
 
-    /** Counts a new connection in, or refuses it (logged once per address until one of its connections closes). */
+    /**
+     * Counts a new connection in, or refuses it (logged once per address until one of its
+     * connections closes). A count is only raised below its limit, the address's first, so a
+     * refused connection never shows in {@link #openConnections}, not even for a moment.
+     */
     private static boolean admit(SocketChannel ch, Counters counters, TransportLimits limits) {
         InetAddress address = ch.remoteAddress().getAddress();
         AtomicInteger fromAddress = counters.openPerAddress.computeIfAbsent(address, a -> new AtomicInteger());
-        int all = counters.open.incrementAndGet();
-        int mine = fromAddress.incrementAndGet();
-        if (all > limits.maxConnections() || mine > limits.maxConnectionsPerAddress()) {
-            counters.open.decrementAndGet();
+        boolean admitted = incrementBelow(fromAddress, limits.maxConnectionsPerAddress());
+        if (admitted && !incrementBelow(counters.open, limits.maxConnections())) {
             fromAddress.decrementAndGet();
+            admitted = false;
+        }
+        if (!admitted) {
             counters.refusedConnections.incrementAndGet();
             if (counters.limitLogged.putIfAbsent(address, Boolean.TRUE) == null) {
                 LOG.warn("Refusing sr3 connections from {}: {} open from it (sr3.transport.max-connections-per-address "
-                        + "{}), {} in all (sr3.transport.max-connections {})", ch.remoteAddress(), mine - 1,
-                        limits.maxConnectionsPerAddress(), all - 1, limits.maxConnections());
+                        + "{}), {} in all (sr3.transport.max-connections {})", ch.remoteAddress(), fromAddress.get(),
+                        limits.maxConnectionsPerAddress(), counters.open.get(), limits.maxConnections());
             }
             return false;
         }
@@ -191,6 +196,19 @@ public final class TransportServer implements AutoCloseable {
             counters.limitLogged.remove(address);
         });
         return true;
+    }
+
+    /** Adds one to {@code count} if it is below {@code limit}; false (and unchanged) otherwise. */
+    private static boolean incrementBelow(AtomicInteger count, int limit) {
+        while (true) {
+            int current = count.get();
+            if (current >= limit) {
+                return false;
+            }
+            if (count.compareAndSet(current, current + 1)) {
+                return true;
+            }
+        }
     }
 
     public InetSocketAddress address() {
