@@ -18,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
 
 /**
  * Writes the results of {@link BackendComparisonBenchmark} as Markdown, JSON and an SVG plot, side by side: each
@@ -84,6 +85,14 @@ final class ComparisonReport {
                         r -> r.checkpointDurations().p99(), rs -> pooled(rs).p99()),
                 new Metric("checkpointEndToEndMillisMean", "Checkpoint duration, mean end-to-end (ms)", false, Unit.MILLIS,
                         r -> r.checkpointDurations().mean(), rs -> pooled(rs).mean()),
+                new Metric("checkpointLongestAsyncMillisMedian",
+                        "Checkpoint: longest subtask asynchronous part (state upload), median (ms)", false, Unit.MILLIS,
+                        r -> phase(List.of(r), CheckpointRecord::longestAsyncMillis).median(),
+                        rs -> phase(rs, CheckpointRecord::longestAsyncMillis).median()),
+                new Metric("checkpointLongestSyncMillisMedian",
+                        "Checkpoint: longest subtask synchronous part (RocksDB flush, hard links), median (ms)", false,
+                        Unit.MILLIS, r -> phase(List.of(r), CheckpointRecord::longestSyncMillis).median(),
+                        rs -> phase(rs, CheckpointRecord::longestSyncMillis).median()),
                 new Metric("cpuSecondsPerCheckpointedGiB", "CPU-seconds per checkpointed GiB (whole JVM, rate-limited phase)",
                         false, Unit.CPU_SECONDS, r -> r.cpu().secondsPerCheckpointedGiB(),
                         rs -> mean(rs, r -> r.cpu().secondsPerCheckpointedGiB())),
@@ -360,10 +369,15 @@ final class ComparisonReport {
     }
 
     private static Stats pooled(List<RunResult> runs) {
+        return phase(runs, CheckpointRecord::endToEndMillis);
+    }
+
+    /** One part of the full-state checkpoints' durations, pooled over the runs. */
+    private static Stats phase(List<RunResult> runs, ToLongFunction<CheckpointRecord> part) {
         List<Long> all = new ArrayList<>();
         for (RunResult r : runs) {
             for (CheckpointRecord c : r.fullStateCheckpoints()) {
-                all.add(c.endToEndMillis());
+                all.add(part.applyAsLong(c));
             }
         }
         return Stats.of(all);

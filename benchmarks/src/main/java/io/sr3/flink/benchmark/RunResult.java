@@ -167,6 +167,8 @@ public record RunResult(
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("id", c.id());
             m.put("endToEndMillis", c.endToEndMillis());
+            m.put("longestSyncMillis", c.longestSyncMillis());
+            m.put("longestAsyncMillis", c.longestAsyncMillis());
             m.put("stateSizeBytes", c.stateSize());
             m.put("checkpointedSizeBytes", c.checkpointedSize());
             list.add(m);

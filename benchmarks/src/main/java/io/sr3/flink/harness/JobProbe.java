@@ -8,6 +8,8 @@ import org.apache.flink.runtime.checkpoint.AbstractCheckpointStats;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsSnapshot;
 import org.apache.flink.runtime.checkpoint.CheckpointStatsStatus;
 import org.apache.flink.runtime.checkpoint.RestoredCheckpointStats;
+import org.apache.flink.runtime.checkpoint.SubtaskStateStats;
+import org.apache.flink.runtime.checkpoint.TaskStateStats;
 import org.apache.flink.runtime.execution.ExecutionState;
 import org.apache.flink.runtime.executiongraph.AccessExecution;
 import org.apache.flink.runtime.executiongraph.AccessExecutionGraph;
@@ -127,8 +129,19 @@ public final class JobProbe {
         List<CheckpointRecord> records = new ArrayList<>();
         for (AbstractCheckpointStats c : stats.getHistory().getCheckpoints()) {
             if (c.getStatus() == CheckpointStatsStatus.COMPLETED) {
+                long syncMillis = 0;
+                long asyncMillis = 0;
+                for (TaskStateStats task : c.getAllTaskStateStats()) {
+                    for (SubtaskStateStats subtask : task.getSubtaskStats()) {
+                        if (subtask != null) {
+                            syncMillis = Math.max(syncMillis, subtask.getSyncCheckpointDuration());
+                            asyncMillis = Math.max(asyncMillis, subtask.getAsyncCheckpointDuration());
+                        }
+                    }
+                }
                 records.add(new CheckpointRecord(c.getCheckpointId(), c.getTriggerTimestamp(),
-                        c.getEndToEndDuration(), c.getStateSize(), c.getCheckpointedSize()));
+                        c.getEndToEndDuration(), c.getStateSize(), c.getCheckpointedSize(),
+                        syncMillis, asyncMillis));
             }
         }
         records.sort(Comparator.comparingLong(CheckpointRecord::id));
@@ -182,7 +195,12 @@ public final class JobProbe {
         boolean holds(AccessExecutionGraph graph);
     }
 
-    /** One completed checkpoint as Flink's statistics saw it. */
+    /**
+     * One completed checkpoint as Flink's statistics saw it.
+     *
+     * @param longestSyncMillis the longest synchronous part of any subtask
+     * @param longestAsyncMillis the longest asynchronous part (state upload) of any subtask
+     */
     public record CheckpointRecord(long id, long triggerTimestamp, long endToEndMillis, long stateSize,
-            long checkpointedSize) {}
+            long checkpointedSize, long longestSyncMillis, long longestAsyncMillis) {}
 }
