@@ -73,7 +73,7 @@ public record NodeConfig(
                 storeMaxBytes, orphanGracePeriod, restore, durability);
     }
 
-    /** Bytes a block frame adds around the block: frame header plus the PUT key prefix. */
+    /** Bytes a block frame adds around the block: frame header, the PUT key prefix, a sealed frame's checksum and tag. */
     public static final int BLOCK_FRAME_OVERHEAD = 1024;
 
     public NodeConfig {

@@ -80,7 +80,9 @@ public final class RingNode implements AutoCloseable {
         NodeIdentity identity = null;
         try {
             this.failureDetector = new FailureDetector(this, nanoClock);
-            BlockBuffers blockBuffers = new BlockBuffers(config.blockSize(), config.restore().blockBuffers());
+            // Room for a whole block frame, so that a sealed one is opened where it was received.
+            BlockBuffers blockBuffers = new BlockBuffers(config.blockSize() + NodeConfig.BLOCK_FRAME_OVERHEAD,
+                    config.restore().blockBuffers());
             boundServer = new NodeRequestHandler(this, failureDetector).listen(config, threads, blockBuffers);
             this.server = boundServer;
             int port = server.address().getPort();

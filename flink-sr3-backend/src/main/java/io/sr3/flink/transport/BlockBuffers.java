@@ -10,7 +10,7 @@ import java.util.IdentityHashMap;
 import java.util.Set;
 
 /**
- * The block-sized direct buffers a node lends to the blocks it moves: received in answers
+ * The direct buffers (each a block and its frame's overhead) a node lends to the blocks it moves: received in answers
  * ({@link TransportClient#requestBlock}) and PUTs, read from its store to be served, and filled
  * by its output streams; reused from one block to the next. A 4 MiB block in a new heap array is
  * a G1 humongous object on every node it passes (a TaskManager in the middle of a restore then
@@ -91,6 +91,11 @@ public final class BlockBuffers {
         if (lent.remove(buffer)) {
             created--;
         }
+    }
+
+    /** The capacity of each direct buffer: longer blocks get heap buffers. */
+    public int bufferBytes() {
+        return bufferBytes;
     }
 
     /** Direct buffers created so far (at most the maximum). */

@@ -18,9 +18,11 @@ import java.util.Objects;
  * </pre>
  *
  * <p>On a connection authenticated with a shared secret, every frame after the handshake is
- * followed by a 32-byte MAC ({@code FrameMac}). A frame whose magic, version, checksum or MAC is
- * wrong, or whose length exceeds the receiver's maximum frame size, closes the connection:
- * nothing after it on that stream can be trusted.
+ * sealed ({@code FrameSeal}): its payload and checksum travel encrypted with AES-256-GCM, the
+ * checksum field of its header is 0, and a 16-byte tag follows (20 bytes more than the length
+ * field says). A frame whose magic, version, checksum or tag is wrong, or whose length exceeds
+ * the receiver's maximum frame size, closes the connection: nothing after it on that stream can
+ * be trusted.
  *
  * <p>In memory a payload is two parts, a head array and a block buffer (a block's data between
  * its position and limit, or nothing), which are one payload on the wire: a block is neither
@@ -29,8 +31,9 @@ import java.util.Objects;
  * whoever consumes it gives it back there. Nothing moves a block buffer's position: readers take
  * a {@link ByteBuffer#duplicate}.
  *
- * <p>Version 2 (this one) brought the handshake in which both sides contribute nonces and the
- * per-frame MAC; version 1 peers are refused.
+ * <p>Version 2 brought the handshake in which both sides contribute nonces and a per-frame MAC;
+ * version 3 (this one) seals frames instead of appending an HMAC-SHA256. Peers of other versions
+ * are refused.
  */
 public record Frame(MessageType type, long requestId, byte[] head, ByteBuffer block, int blockCrc) {
 
@@ -38,10 +41,10 @@ public record Frame(MessageType type, long requestId, byte[] head, ByteBuffer bl
     public static final int MAGIC = 0x53523346;
 
     /** The protocol version this build speaks. */
-    public static final byte VERSION = 2;
+    public static final byte VERSION = 3;
 
     /** The lowest protocol version this build still accepts. */
-    public static final byte LOWEST_COMPATIBLE_VERSION = 2;
+    public static final byte LOWEST_COMPATIBLE_VERSION = 3;
 
     /** Bytes before the payload. */
     public static final int HEADER_SIZE = 4 + 1 + 1 + 8 + 4 + 4;

@@ -5,6 +5,7 @@ import io.netty.channel.ChannelHandlerContext;
 import io.netty.handler.codec.ByteToMessageDecoder;
 
 import javax.annotation.Nullable;
+import javax.crypto.AEADBadTagException;
 
 import java.nio.ByteBuffer;
 import java.util.List;
@@ -16,14 +17,14 @@ import java.util.zip.CRC32C;
  * <p>The length field is checked against the maximum frame size before a single payload byte is
  * buffered, so an oversized or hostile length can never make this side allocate it. Until the
  * handshake completed ({@link #authenticated}) the maximum is {@link #HANDSHAKE_FRAME_SIZE}: an
- * unauthenticated peer cannot make this side buffer more. Once the handshake established a MAC,
- * every frame must carry it. After the first violation the decoder discards all further input
+ * unauthenticated peer cannot make this side buffer more. Once the handshake established a
+ * session key, every frame must be sealed with it ({@link FrameSeal}). After the first violation the decoder discards all further input
  * and the connection is closed by the handler that sees the {@link CorruptFrameException}.
  *
  * <p>The block of a frame that {@link Lending} names (a block answer the request asked for; a
- * server's PUT) is copied, and checksummed on the way, into a buffer lent by the node's {@link
- * BlockBuffers}: a direct one the consumer gives back, not a block-sized heap array. Every other
- * payload lands in heap arrays.
+ * server's PUT) is copied, and checksummed on the way (or opened in place, when sealed), into a
+ * buffer lent by the node's {@link BlockBuffers}: a direct one the consumer gives back, not a
+ * block-sized heap array. Every other payload lands in heap arrays.
  */
 final class FrameDecoder extends ByteToMessageDecoder {
 
@@ -34,7 +35,7 @@ final class FrameDecoder extends ByteToMessageDecoder {
     @Nullable private final BlockBuffers blockBuffers;
     private final Lending lending;
     private int currentMaxFrameSize = HANDSHAKE_FRAME_SIZE;
-    @Nullable private FrameMac mac;
+    @Nullable private FrameSeal seal;
     private boolean broken;
 
     /** Which frames get their block in a buffer lent by the decoder's {@link BlockBuffers}. */
@@ -58,10 +59,10 @@ final class FrameDecoder extends ByteToMessageDecoder {
         setCumulator(COMPOSITE_CUMULATOR);
     }
 
-    /** The handshake succeeded: frames up to the configured maximum, each checked with {@code frameMac} if not null. */
-    void authenticated(@Nullable FrameMac frameMac) {
+    /** The handshake succeeded: frames up to the configured maximum, each opened with {@code frameSeal} if not null. */
+    void authenticated(@Nullable FrameSeal frameSeal) {
         this.currentMaxFrameSize = maxFrameSize;
-        this.mac = frameMac;
+        this.seal = frameSeal;
     }
 
     @Override
@@ -98,24 +99,23 @@ final class FrameDecoder extends ByteToMessageDecoder {
                     : "frame of " + length + " bytes before the handshake completed (at most "
                             + HANDSHAKE_FRAME_SIZE + ")");
         }
-        int macSize = mac == null ? 0 : FrameMac.SIZE;
-        if (in.readableBytes() < Frame.HEADER_SIZE + length + macSize) {
+        if (seal != null) {
+            if (in.readableBytes() < Frame.HEADER_SIZE + length + FrameSeal.OVERHEAD) {
+                return;
+            }
+            decodeSealed(ctx, in, type, requestId, length, out);
             return;
         }
-        if (mac != null) {
-            byte[] received = new byte[FrameMac.SIZE];
-            in.getBytes(start + Frame.HEADER_SIZE + length, received);
-            if (!mac.verifyNext(in.nioBuffers(start, Frame.HEADER_SIZE + length), received)) {
-                throw reject(ctx, in, type + " frame failed its MAC check: altered, injected or replayed");
-            }
+        if (in.readableBytes() < Frame.HEADER_SIZE + length) {
+            return;
         }
         int expectedCrc = in.getInt(start + 18);
         int payloadStart = start + Frame.HEADER_SIZE;
-        int headLength = headLength(type, in, payloadStart, length);
+        int headLength = headLength(type, length, length >= 2 ? in.getUnsignedShort(payloadStart) : 0);
         byte[] head = new byte[headLength];
         int headCrc = copy(in, payloadStart, ByteBuffer.wrap(head));
         int blockLength = length - headLength;
-        boolean lent = blockBuffers != null && lending.lendsBlockOf(type, requestId);
+        boolean lent = lends(type, requestId);
         ByteBuffer block = lent ? blockBuffers.acquire(blockLength) : ByteBuffer.allocate(blockLength);
         int blockCrc = copy(in, payloadStart + headLength, block);
         if (Crc32c.combine(headCrc, blockCrc, blockLength) != expectedCrc) {
@@ -124,22 +124,70 @@ final class FrameDecoder extends ByteToMessageDecoder {
             }
             throw reject(ctx, in, type + " frame payload failed its CRC32C check");
         }
-        in.skipBytes(Frame.HEADER_SIZE + length + macSize);
+        in.skipBytes(Frame.HEADER_SIZE + length);
         out.add(new Frame(type, requestId, head, block, blockCrc));
     }
 
     /**
-     * Where a frame's block starts: after the key of a {@link MessageType#PUT_BLOCK}, at the
-     * start of a {@link MessageType#DATA} answer (which may hold a block); other frames have none.
-     * A key length that does not fit leaves the whole payload in the head, where the request's
-     * handler rejects it.
+     * Copies a sealed frame's payload, checksum and tag into one buffer (lent by the node's
+     * {@link BlockBuffers} if the frame's block is to be), opens it there in place, and hands on
+     * the block where it lies in that buffer; the head is copied out.
      */
-    private static int headLength(MessageType type, ByteBuf in, int payloadStart, int length) {
+    private void decodeSealed(ChannelHandlerContext ctx, ByteBuf in, MessageType type, long requestId, int length,
+            List<Object> out) throws CorruptFrameException {
+        int start = in.readerIndex();
+        int sealedLength = length + FrameSeal.OVERHEAD;
+        boolean lent = lends(type, requestId);
+        ByteBuffer buffer = lent ? blockBuffers.acquire(sealedLength) : ByteBuffer.allocate(sealedLength);
+        int position = buffer.position();
+        for (ByteBuffer part : in.nioBuffers(start + Frame.HEADER_SIZE, sealedLength)) {
+            buffer.put(part);
+        }
+        buffer.position(position);
+        int sealedCrc;
+        try {
+            sealedCrc = seal.openNext(in.nioBuffer(start, Frame.HEADER_SIZE), buffer);
+        } catch (AEADBadTagException e) {
+            if (lent) {
+                blockBuffers.release(buffer);
+            }
+            throw reject(ctx, in, type + " frame failed its authentication (AES-GCM tag): altered, injected, "
+                    + "replayed or sealed with another key");
+        }
+        int headLength = headLength(type, length, length >= 2 ? Short.toUnsignedInt(buffer.getShort(position)) : 0);
+        byte[] head = new byte[headLength];
+        buffer.get(position, head);
+        CRC32C crc = new CRC32C();
+        ByteBuffer block = buffer.position(position + headLength).limit(position + length);
+        crc.update(block.duplicate());
+        int blockCrc = (int) crc.getValue();
+        if (Crc32c.combine(Crc32c.of(head), blockCrc, length - headLength) != sealedCrc) {
+            if (lent) {
+                blockBuffers.release(buffer);
+            }
+            throw reject(ctx, in, type + " frame payload failed its CRC32C check (it was sealed as sent: the "
+                    + "sender's copy changed after its checksum was computed)");
+        }
+        in.skipBytes(Frame.HEADER_SIZE + sealedLength);
+        out.add(new Frame(type, requestId, head, block, blockCrc));
+    }
+
+    private boolean lends(MessageType type, long requestId) {
+        return blockBuffers != null && lending.lendsBlockOf(type, requestId);
+    }
+
+    /**
+     * Where a frame's block starts: after the key of a {@link MessageType#PUT_BLOCK} (whose first
+     * two bytes, {@code keyLength}, give the key's length), at the start of a {@link
+     * MessageType#DATA} answer (which may hold a block); other frames have none. A key length that
+     * does not fit leaves the whole payload in the head, where the request's handler rejects it.
+     */
+    private static int headLength(MessageType type, int length, int keyLength) {
         if (type == MessageType.DATA) {
             return 0;
         }
         if (type == MessageType.PUT_BLOCK && length >= 2) {
-            int keyed = 2 + in.getUnsignedShort(payloadStart);
+            int keyed = 2 + keyLength;
             return keyed <= length ? keyed : length;
         }
         return length;

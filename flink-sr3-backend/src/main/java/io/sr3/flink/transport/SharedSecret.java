@@ -11,14 +11,14 @@ import java.security.SecureRandom;
 import java.util.Arrays;
 
 /**
- * The shared-secret handshake of a connection and the keys it derives (protocol version 2).
+ * The shared-secret handshake of a connection and the keys it derives (protocol version 3).
  *
  * <pre>
  *   server -> client  CHALLENGE  Ns[32]
  *   client -> server  AUTH       Nc[32] | HMAC(K, "sr3 client proof" | Ns | Nc)[32]
  *   server -> client  AUTH_OK    HMAC(K, "sr3 server proof" | Ns | Nc)[32]
- *   then every frame  ... | HMAC(Kd, seq | header | payload)[32]   (see FrameMac)
- *   with Kd = HMAC(K, "sr3 client to server" | Ns | Nc) or HMAC(K, "sr3 server to client" | Ns | Nc)
+ *   then every frame  header | AES-256-GCM(Kd, seq; header; payload | crc32c) | tag[16]   (see FrameSeal)
+ *   with Kd = HMAC(K, "sr3 seal client to server" | Ns | Nc) or HMAC(K, "sr3 seal server to client" | Ns | Nc)
  * </pre>
  *
  * <p>Both sides contribute a fresh nonce and each proof binds both nonces and its direction, so a
@@ -26,8 +26,8 @@ import java.util.Arrays;
  * anything the other chose alone: a fake server that sends a real server's challenge learns a
  * client proof, which no server accepts as its own. The session keys authenticate every later
  * frame, so a connection cannot be hijacked after the handshake. The secret never crosses the
- * wire. Without a configured secret the proofs are zeros, any proof is accepted and frames carry
- * no MAC: the unauthenticated mode (or TLS alone).
+ * wire. Without a configured secret the proofs are zeros, any proof is accepted and frames are
+ * not sealed: the unauthenticated mode (or TLS alone).
  */
 final class SharedSecret {
 
@@ -81,16 +81,16 @@ final class SharedSecret {
                 && (secret == null || MessageDigest.isEqual(serverProof(serverNonce, clientNonce), proof));
     }
 
-    /** The MAC of frames the client sends, or null without a secret. */
+    /** The seal of frames the client sends, or null without a secret. */
     @Nullable
-    FrameMac clientToServer(byte[] serverNonce, byte[] clientNonce) {
-        return secret == null ? null : new FrameMac(proof("sr3 client to server", serverNonce, clientNonce));
+    FrameSeal clientToServer(byte[] serverNonce, byte[] clientNonce) {
+        return secret == null ? null : new FrameSeal(proof("sr3 seal client to server", serverNonce, clientNonce));
     }
 
-    /** The MAC of frames the server sends, or null without a secret. */
+    /** The seal of frames the server sends, or null without a secret. */
     @Nullable
-    FrameMac serverToClient(byte[] serverNonce, byte[] clientNonce) {
-        return secret == null ? null : new FrameMac(proof("sr3 server to client", serverNonce, clientNonce));
+    FrameSeal serverToClient(byte[] serverNonce, byte[] clientNonce) {
+        return secret == null ? null : new FrameSeal(proof("sr3 seal server to client", serverNonce, clientNonce));
     }
 
     private byte[] proof(String label, byte[] serverNonce, byte[] clientNonce) {

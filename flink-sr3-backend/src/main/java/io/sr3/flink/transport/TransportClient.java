@@ -340,7 +340,7 @@ public final class TransportClient implements AutoCloseable {
                 case AUTH_OK -> {
                     if (serverNonce != null && secret.acceptsServerProof(serverNonce, clientNonce, frame.payload())) {
                         decoder.authenticated(secret.serverToClient(serverNonce, clientNonce));
-                        encoder.authenticateWith(secret.clientToServer(serverNonce, clientNonce));
+                        encoder.sealWith(secret.clientToServer(serverNonce, clientNonce));
                         ready.complete(this);
                     } else {
                         fail(ctx, new AuthenticationException(peer.toString(), "the peer could not prove it knows the shared secret"));

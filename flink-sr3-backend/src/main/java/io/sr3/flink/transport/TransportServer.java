@@ -292,7 +292,7 @@ public final class TransportServer implements AutoCloseable {
                     authenticated = true;
                     handshakeDeadline.cancel(false);
                     ctx.writeAndFlush(new Frame(MessageType.AUTH_OK, frame.requestId(), secret.serverProof(nonce, clientNonce)));
-                    encoder.authenticateWith(secret.serverToClient(nonce, clientNonce));
+                    encoder.sealWith(secret.serverToClient(nonce, clientNonce));
                     decoder.authenticated(secret.clientToServer(nonce, clientNonce));
                 } else {
                     counters.refusedHandshakes.incrementAndGet();

@@ -305,7 +305,7 @@ class RestoreExecutorTest {
 
     @Test
     void anOwnBlockLargerThanTheBuffersIsStillRestored() throws Exception {
-        int larger = blockSize() + 1000; // written under a larger block size
+        int larger = recovering.blockBuffers().bufferBytes() + 1; // written under a larger block size
         List<BlockFetch> own = ownBlocks("b-large-", 2, larger);
         BufferSink sink = new BufferSink();
 

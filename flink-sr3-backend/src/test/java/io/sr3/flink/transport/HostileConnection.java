@@ -6,6 +6,7 @@ import io.sr3.flink.ring.MemberCodec;
 
 import javax.annotation.Nullable;
 import javax.annotation.concurrent.NotThreadSafe;
+import javax.crypto.AEADBadTagException;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -22,7 +23,6 @@ import java.util.List;
 import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
-import java.util.zip.CRC32C;
 
 /**
  * One raw connection that attacks a live node with random or mutated bytes ({@link Attack}) and
@@ -49,9 +49,9 @@ final class HostileConnection {
         HEADER_THEN_JUNK,
         /** The CHALLENGE is read, then a correctly signed AUTH frame, mutated, is sent. */
         MUTATED_AUTH,
-        /** After a real handshake: requests with mutated payloads, valid CRCs and MACs. Each must be answered. */
+        /** After a real handshake: requests with mutated payloads, validly sealed. Each must be answered. */
         MUTATED_REQUESTS,
-        /** After a real handshake: a signed request frame whose bytes (header, payload, MAC) are mutated. */
+        /** After a real handshake: a sealed request frame whose bytes (header, sealed payload, tag) are mutated. */
         MUTATED_SIGNED_FRAME
     }
 
@@ -75,8 +75,8 @@ final class HostileConnection {
     private long connectedNanos;
     private long lastSentNanos;
     private boolean authenticated;
-    @Nullable private FrameMac sendMac;
-    @Nullable private FrameMac receiveMac;
+    @Nullable private FrameSeal sendSeal;
+    @Nullable private FrameSeal receiveSeal;
     @Nullable private byte[] serverNonce;
     @Nullable private byte[] clientNonce;
     /** Requests the node answered. */
@@ -119,7 +119,7 @@ final class HostileConnection {
                 }
                 case MUTATED_SIGNED_FRAME -> {
                     handshake();
-                    byte[] request = signedFrame(MessageType.GET_BLOCK, 1, Payloads.utf8("fuzz-1"));
+                    byte[] request = sealedFrame(MessageType.GET_BLOCK, 1, Payloads.utf8("fuzz-1"));
                     send(mutator.mutate(request));
                 }
             }
@@ -162,8 +162,8 @@ final class HostileConnection {
             throw new AssertionError("A correct AUTH was answered " + ok);
         }
         authenticated = true;
-        sendMac = secret.clientToServer(serverNonce, clientNonce);
-        receiveMac = secret.serverToClient(serverNonce, clientNonce);
+        sendSeal = secret.clientToServer(serverNonce, clientNonce);
+        receiveSeal = secret.serverToClient(serverNonce, clientNonce);
     }
 
     private void expectChallenge() throws IOException {
@@ -185,7 +185,7 @@ final class HostileConnection {
                     ? MessageType.values()[random.nextInt(MessageType.values().length)]
                     : REQUEST_TYPES.get(random.nextInt(REQUEST_TYPES.size()));
             long requestId = 1000L + i;
-            send(signedFrame(type, requestId, mutator.next(validPayloads(type))));
+            send(sealedFrame(type, requestId, mutator.next(validPayloads(type))));
             pending.add(requestId);
         }
         long deadline = lastSentNanos + node.config().requestTimeout().plus(target.slack()).toNanos();
@@ -193,7 +193,7 @@ final class HostileConnection {
             Frame answer = receive(deadline);
             if (answer == null) {
                 throw new AssertionError("The node closed the connection with requests " + pending
-                        + " unanswered; every request had a valid MAC");
+                        + " unanswered; every request was validly sealed");
             }
             if (!answer.type().isResponse() || !pending.remove(answer.requestId())) {
                 throw new AssertionError("Unexpected answer " + answer + " while waiting for " + pending);
@@ -217,7 +217,7 @@ final class HostileConnection {
             } else if (frame.type() == MessageType.AUTH_OK && !authenticated) {
                 // A mutation the handshake does not see (the request id of the AUTH frame): that is fine.
                 authenticated = true;
-                receiveMac = secret.serverToClient(serverNonce, clientNonce);
+                receiveSeal = secret.serverToClient(serverNonce, clientNonce);
             } else if (frame.type() != MessageType.ERROR && !(authenticated && frame.type().isResponse())) {
                 throw new AssertionError("Unexpected " + frame + " from the node");
             }
@@ -225,7 +225,7 @@ final class HostileConnection {
     }
 
     /**
-     * The next frame from the node, its CRC32C and (once authenticated) MAC verified; null if the
+     * The next frame from the node, its CRC32C and (once authenticated) seal verified; null if the
      * node closed the connection (at a frame boundary or, when it closed while writing, inside one).
      *
      * @throws AssertionError if the connection is still open at {@code deadlineNanos}, or the
@@ -247,21 +247,18 @@ final class HostileConnection {
         if (magic != Frame.MAGIC || version != Frame.VERSION || type == null || length < 0 || length > MAX_ANSWER) {
             throw new AssertionError("The node sent a malformed frame header " + Mutator.hex(header));
         }
-        byte[] payload = new byte[length];
-        byte[] mac = new byte[receiveMac == null ? 0 : FrameMac.SIZE];
-        if (!readFully(payload, deadlineNanos) || !readFully(mac, deadlineNanos)) {
+        byte[] payload = new byte[length + (receiveSeal == null ? 0 : FrameSeal.OVERHEAD)];
+        if (!readFully(payload, deadlineNanos)) {
             return null;
         }
-        CRC32C expected = new CRC32C();
-        expected.update(payload);
-        if ((int) expected.getValue() != crc) {
-            throw new AssertionError("The node sent a " + type + " frame with a wrong CRC32C");
-        }
-        if (receiveMac != null) {
-            byte[] whole = ByteBuffer.allocate(header.length + length).put(header).put(payload).array();
-            if (!receiveMac.verifyNext(new ByteBuffer[] {ByteBuffer.wrap(whole)}, mac)) {
-                throw new AssertionError("The node sent a " + type + " frame with a wrong MAC");
+        if (receiveSeal != null) {
+            try {
+                payload = SealedFrames.open(receiveSeal, header, payload);
+            } catch (AEADBadTagException e) {
+                throw new AssertionError("The node sent a " + type + " frame that does not open: " + e.getMessage());
             }
+        } else if (SealedFrames.crc(payload) != crc) {
+            throw new AssertionError("The node sent a " + type + " frame with a wrong CRC32C");
         }
         return new Frame(type, requestId, payload);
     }
@@ -309,10 +306,8 @@ final class HostileConnection {
         lastSentNanos = System.nanoTime();
     }
 
-    private byte[] signedFrame(MessageType type, long requestId, byte[] payload) {
-        byte[] frame = frame(type, requestId, payload);
-        byte[] mac = sendMac.next(ByteBuffer.wrap(frame));
-        return ByteBuffer.allocate(frame.length + mac.length).put(frame).put(mac).array();
+    private byte[] sealedFrame(MessageType type, long requestId, byte[] payload) {
+        return SealedFrames.sealed(sendSeal, type, requestId, payload);
     }
 
     private List<byte[]> validPayloads(MessageType type) {
@@ -332,12 +327,8 @@ final class HostileConnection {
         };
     }
 
-    /** A frame as {@link FrameEncoder} writes it, without a MAC. */
+    /** A clear frame, as {@link FrameEncoder} writes it before the handshake. */
     private static byte[] frame(MessageType type, long requestId, byte[] payload) {
-        CRC32C crc = new CRC32C();
-        crc.update(payload);
-        return ByteBuffer.allocate(Frame.HEADER_SIZE + payload.length).putInt(Frame.MAGIC).put(Frame.VERSION)
-                .put((byte) type.code()).putLong(requestId).putInt(payload.length).putInt((int) crc.getValue())
-                .put(payload).array();
+        return SealedFrames.clear(type, requestId, payload);
     }
 }

@@ -9,6 +9,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
+import javax.crypto.AEADBadTagException;
+
 import java.io.DataInputStream;
 import java.io.DataOutputStream;
 import java.io.IOException;
@@ -83,8 +85,8 @@ class HostilePeerTest {
         final Socket socket = new Socket();
         final DataInputStream in;
         final DataOutputStream out;
-        FrameMac sendMac;
-        FrameMac receiveMac;
+        FrameSeal sendSeal;
+        FrameSeal receiveSeal;
 
         RawPeer(InetSocketAddress address) throws IOException {
             socket.connect(address);
@@ -97,20 +99,13 @@ class HostilePeerTest {
             send(type, requestId, payload, false);
         }
 
-        void send(MessageType type, long requestId, byte[] payload, boolean wrongMac) throws IOException {
-            CRC32C crc = new CRC32C();
-            crc.update(payload);
-            ByteBuffer frame = ByteBuffer.allocate(Frame.HEADER_SIZE + payload.length);
-            frame.putInt(Frame.MAGIC).put(Frame.VERSION).put((byte) type.code()).putLong(requestId)
-                    .putInt(payload.length).putInt((int) crc.getValue()).put(payload);
-            out.write(frame.array());
-            if (sendMac != null) {
-                byte[] mac = sendMac.next(ByteBuffer.wrap(frame.array()));
-                if (wrongMac) {
-                    mac[0] ^= 1;
-                }
-                out.write(mac);
+        void send(MessageType type, long requestId, byte[] payload, boolean wrongTag) throws IOException {
+            byte[] frame = sendSeal == null ? SealedFrames.clear(type, requestId, payload)
+                    : SealedFrames.sealed(sendSeal, type, requestId, payload);
+            if (wrongTag) {
+                frame[frame.length - 1] ^= 1;
             }
+            out.write(frame);
             out.flush();
         }
 
@@ -122,13 +117,14 @@ class HostilePeerTest {
             h.get();
             MessageType type = MessageType.fromCode(h.get() & 0xFF);
             long requestId = h.getLong();
-            byte[] payload = new byte[h.getInt()];
+            byte[] payload = new byte[h.getInt() + (receiveSeal == null ? 0 : FrameSeal.OVERHEAD)];
             in.readFully(payload);
-            if (receiveMac != null) {
-                byte[] mac = new byte[FrameMac.SIZE];
-                in.readFully(mac);
-                byte[] whole = ByteBuffer.allocate(header.length + payload.length).put(header).put(payload).array();
-                assertThat(receiveMac.verifyNext(new ByteBuffer[] {ByteBuffer.wrap(whole)}, mac)).as("server frame MAC").isTrue();
+            if (receiveSeal != null) {
+                try {
+                    payload = SealedFrames.open(receiveSeal, header, payload);
+                } catch (AEADBadTagException e) {
+                    throw new AssertionError("The server's frame does not open", e);
+                }
             }
             return new Frame(type, requestId, payload);
         }
@@ -143,8 +139,8 @@ class HostilePeerTest {
             Frame ok = receive();
             assertThat(ok.type()).isEqualTo(MessageType.AUTH_OK);
             assertThat(shared.acceptsServerProof(challenge.payload(), clientNonce, ok.payload())).isTrue();
-            sendMac = shared.clientToServer(challenge.payload(), clientNonce);
-            receiveMac = shared.serverToClient(challenge.payload(), clientNonce);
+            sendSeal = shared.clientToServer(challenge.payload(), clientNonce);
+            receiveSeal = shared.serverToClient(challenge.payload(), clientNonce);
             return challenge.payload();
         }
 
@@ -177,7 +173,7 @@ class HostilePeerTest {
     // ------------------------------------------------------------------ handshake
 
     @Test
-    void aPeerThatKnowsTheSecretIsServedAndEveryFrameCarriesAValidMac() throws Exception {
+    void aPeerThatKnowsTheSecretIsServedAndEveryFrameIsSealed() throws Exception {
         TransportServer server = echoServer();
         try (RawPeer peer = new RawPeer(server.address())) {
             peer.handshake(SECRET);
@@ -189,7 +185,7 @@ class HostilePeerTest {
     }
 
     @Test
-    void aFrameInjectedAfterTheHandshakeWithAWrongMacClosesTheConnection() throws Exception {
+    void aFrameInjectedAfterTheHandshakeWithAWrongTagClosesTheConnection() throws Exception {
         TransportServer server = echoServer();
         try (RawPeer peer = new RawPeer(server.address())) {
             peer.handshake(SECRET);
@@ -199,13 +195,13 @@ class HostilePeerTest {
     }
 
     @Test
-    void aFrameWithoutAnyMacAfterTheHandshakeIsNotServed() throws Exception {
+    void aClearFrameAfterTheHandshakeIsNotServed() throws Exception {
         TransportServer server = echoServer();
         try (RawPeer peer = new RawPeer(server.address())) {
             peer.handshake(SECRET);
-            peer.sendMac = null; // a hijacker who does not know the session key
+            peer.sendSeal = null; // a hijacker who does not know the session key
             peer.send(MessageType.GET_BLOCK, 1, Payloads.utf8("hijacked"));
-            peer.send(MessageType.GET_BLOCK, 2, new byte[64]); // enough bytes to complete the MAC it waits for
+            peer.send(MessageType.GET_BLOCK, 2, new byte[64]); // enough bytes to complete the tag it waits for
             assertThat(peer.closedByPeer()).isTrue();
         }
     }

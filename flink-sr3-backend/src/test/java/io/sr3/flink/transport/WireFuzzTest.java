@@ -166,22 +166,22 @@ class WireFuzzTest {
     // ------------------------------------------------------------------ frames
 
     @Test
-    void framesBeforeAndAfterAHandshakeWithMacs() throws Exception {
-        fuzzFrames("FrameDecoder (handshake, then MAC)", true);
+    void framesBeforeAndAfterAHandshakeThatSealsThem() throws Exception {
+        fuzzFrames("FrameDecoder (handshake, then sealed)", true);
     }
 
     @Test
-    void framesBeforeAndAfterAHandshakeWithoutMacs() throws Exception {
-        fuzzFrames("FrameDecoder (handshake, then no MAC)", false);
+    void framesBeforeAndAfterAHandshakeWithoutASecret() throws Exception {
+        fuzzFrames("FrameDecoder (handshake, then clear)", false);
     }
 
     /**
      * Streams of frames as the server's decoder sees them: frames of at most {@link
      * FrameDecoder#HANDSHAKE_FRAME_SIZE} until an AUTH frame, then (as the server switches it)
-     * frames up to the maximum, each followed by its MAC if {@code withMac}. Every stream arrives
+     * frames up to the maximum, each sealed if {@code sealed}. Every stream arrives
      * in a random chunking.
      */
-    private static void fuzzFrames(String target, boolean withMac) throws Exception {
+    private static void fuzzFrames(String target, boolean sealed) throws Exception {
         byte[] nonce = bytes(SharedSecret.NONCE_SIZE);
         byte[] auth = bytes(SharedSecret.NONCE_SIZE + SharedSecret.PROOF_SIZE);
         Frame challenge = new Frame(MessageType.CHALLENGE, 0, nonce);
@@ -193,15 +193,15 @@ class WireFuzzTest {
         Frame stats = new Frame(MessageType.STATS, -1, new byte[0]);
         Frame large = new Frame(MessageType.DATA, 9, bytes(10_000));
         List<byte[]> valid = List.of(
-                stream(withMac, challenge),
-                stream(withMac, error),
-                stream(withMac, largestBeforeHandshake),
-                stream(withMac, challenge, get),
-                stream(withMac, authFrame),
-                stream(withMac, authFrame, get),
-                stream(withMac, authFrame, put, stats, get),
-                stream(withMac, authFrame, large));
-        Fuzzer.Result result = new Fuzzer(target).valid(valid).refusesWith(CORRUPT_FRAME).run(input -> decodeStream(input, withMac));
+                stream(sealed, challenge),
+                stream(sealed, error),
+                stream(sealed, largestBeforeHandshake),
+                stream(sealed, challenge, get),
+                stream(sealed, authFrame),
+                stream(sealed, authFrame, get),
+                stream(sealed, authFrame, put, stats, get),
+                stream(sealed, authFrame, large));
+        Fuzzer.Result result = new Fuzzer(target).valid(valid).refusesWith(CORRUPT_FRAME).run(input -> decodeStream(input, sealed));
         assertThat(result.decoded()).as(result.line()).isPositive();
     }
 
@@ -210,9 +210,9 @@ class WireFuzzTest {
      * input alone replays it). Fails if the decoder holds more bytes than the frame it waits for
      * may take, and, after it refused the stream, if it does anything but discard more input.
      */
-    private static void decodeStream(byte[] stream, boolean withMac) {
+    private static void decodeStream(byte[] stream, boolean sealed) {
         FrameDecoder decoder = new FrameDecoder(MAX_FRAME);
-        ServerSide server = new ServerSide(decoder, withMac);
+        ServerSide server = new ServerSide(decoder, sealed);
         EmbeddedChannel channel = new EmbeddedChannel(decoder, server);
         Random chunking = new Random(Arrays.hashCode(stream));
         int written = 0;
@@ -223,10 +223,10 @@ class WireFuzzTest {
                 channel.writeInbound(Unpooled.wrappedBuffer(stream, written, chunk));
                 written += chunk;
                 long held = written - server.consumed;
-                long mostItMayHold = Frame.HEADER_SIZE + server.maxFrame + server.macSize;
+                long mostItMayHold = Frame.HEADER_SIZE + server.maxFrame + server.sealSize;
                 if (held >= mostItMayHold) {
                     throw new AssertionError("The frame decoder holds " + held + " bytes without a frame or an error; "
-                            + "a frame with its header and MAC takes at most " + mostItMayHold);
+                            + "a frame with its header and seal takes at most " + mostItMayHold);
                 }
             }
         } catch (DecoderException refused) {
@@ -245,15 +245,15 @@ class WireFuzzTest {
     /** What the server's handler does to the decoder: switches it at the first AUTH frame, and counts frames. */
     private static final class ServerSide extends ChannelInboundHandlerAdapter {
         private final FrameDecoder decoder;
-        private final boolean withMac;
+        private final boolean sealed;
         int frames;
         long consumed;
         int maxFrame = FrameDecoder.HANDSHAKE_FRAME_SIZE;
-        int macSize;
+        int sealSize;
 
-        ServerSide(FrameDecoder decoder, boolean withMac) {
+        ServerSide(FrameDecoder decoder, boolean sealed) {
             this.decoder = decoder;
-            this.withMac = withMac;
+            this.sealed = sealed;
         }
 
         @Override
@@ -263,29 +263,30 @@ class WireFuzzTest {
                 throw new AssertionError("The frame decoder passed " + frame + " over its limit of " + maxFrame);
             }
             frames++;
-            consumed += Frame.HEADER_SIZE + frame.payload().length + macSize;
+            consumed += Frame.HEADER_SIZE + frame.payload().length + sealSize;
             if (frame.type() == MessageType.AUTH && maxFrame == FrameDecoder.HANDSHAKE_FRAME_SIZE) {
-                decoder.authenticated(withMac ? new FrameMac(SESSION_KEY) : null);
+                decoder.authenticated(sealed ? new FrameSeal(SESSION_KEY) : null);
                 maxFrame = MAX_FRAME;
-                macSize = withMac ? FrameMac.SIZE : 0;
+                sealSize = sealed ? FrameSeal.OVERHEAD : 0;
             }
         }
     }
 
-    /** The bytes a {@link FrameEncoder} writes for {@code frames}, signing those after an AUTH frame if {@code withMac}. */
-    private static byte[] stream(boolean withMac, Frame... frames) {
+    /** The bytes a {@link FrameEncoder} writes for {@code frames}, sealing those after an AUTH frame if {@code sealed}. */
+    private static byte[] stream(boolean sealed, Frame... frames) {
         FrameEncoder encoder = new FrameEncoder();
         EmbeddedChannel channel = new EmbeddedChannel(encoder);
         ByteArrayOutputStream out = new ByteArrayOutputStream();
         for (Frame frame : frames) {
             channel.writeOutbound(frame);
-            ByteBuf encoded = channel.readOutbound();
-            byte[] bytes = new byte[encoded.readableBytes()];
-            encoded.readBytes(bytes);
-            encoded.release();
-            out.writeBytes(bytes);
-            if (frame.type() == MessageType.AUTH && withMac) {
-                encoder.authenticateWith(new FrameMac(SESSION_KEY));
+            for (ByteBuf encoded = channel.readOutbound(); encoded != null; encoded = channel.readOutbound()) {
+                byte[] bytes = new byte[encoded.readableBytes()];
+                encoded.readBytes(bytes);
+                encoded.release();
+                out.writeBytes(bytes);
+            }
+            if (frame.type() == MessageType.AUTH && sealed) {
+                encoder.sealWith(new FrameSeal(SESSION_KEY));
             }
         }
         channel.finishAndReleaseAll();
