@@ -18,8 +18,9 @@ import java.util.zip.CRC32C;
  * buffered, so an oversized or hostile length can never make this side allocate it. Until the
  * handshake completed ({@link #authenticated}) the maximum is {@link #HANDSHAKE_FRAME_SIZE}: an
  * unauthenticated peer cannot make this side buffer more. Once the handshake established a
- * session key, every frame must be sealed with it ({@link FrameSeal}). After the first violation the decoder discards all further input
- * and the connection is closed by the handler that sees the {@link CorruptFrameException}.
+ * session key, every frame must be sealed with it ({@link FrameSeal}). After the first violation
+ * the decoder discards all further input and the connection is closed by the handler that sees
+ * the {@link CorruptFrameException}.
  *
  * <p>The block of a frame that {@link Lending} names (a block answer the request asked for; a
  * server's PUT) is copied, and checksummed on the way (or opened in place, when sealed), into a
