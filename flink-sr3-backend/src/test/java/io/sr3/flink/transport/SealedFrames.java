@@ -3,6 +3,7 @@ package io.sr3.flink.transport;
 import javax.crypto.AEADBadTagException;
 
 import java.nio.ByteBuffer;
+import java.security.GeneralSecurityException;
 import java.util.Arrays;
 import java.util.zip.CRC32C;
 
@@ -20,7 +21,13 @@ final class SealedFrames {
     /** The next frame {@code seal} seals: header (checksum field 0), sealed payload and checksum, tag. */
     static byte[] sealed(FrameSeal seal, MessageType type, long requestId, byte[] payload) {
         byte[] header = header(type, requestId, payload.length, 0);
-        byte[] sealed = seal.seal(header, payload, crc(payload));
+        byte[] plain = ByteBuffer.allocate(payload.length + Integer.BYTES).put(payload).putInt(crc(payload)).array();
+        byte[] sealed;
+        try {
+            sealed = seal.sealNext(ByteBuffer.wrap(header)).doFinal(plain);
+        } catch (GeneralSecurityException e) {
+            throw new AssertionError("Could not seal a frame", e);
+        }
         return ByteBuffer.allocate(header.length + sealed.length).put(header).put(sealed).array();
     }
 
