@@ -91,9 +91,14 @@ final class FileRepair {
         if (!Arrays.equals(versions.newestCopy(), encoded)
                 && ManifestStore.isNewer(versions.newest(), versions.newestCopy(), local, encoded)) {
             // Changed or deleted meanwhile, or a same-generation copy another repairer wrote with a
-            // different view: the read may not have asked this node, so replace the copy here.
-            RingStorage.await(manifests.putUnlessOutranked(node.self(), key, versions.newestCopy(), encoded));
-            return;
+            // different view: the read may not have asked this node, so replace the copy here, and
+            // repair the newer copy now if this node owns its repair: this scan may be its last
+            // until the members change, while the other holders count the newer copy's short blocks.
+            if (!RingStorage.await(manifests.putUnlessOutranked(node.self(), key, versions.newestCopy(), encoded))) {
+                counts.remaining++; // changed again since the read: read at the next scan
+                return;
+            }
+            encoded = versions.newestCopy();
         }
         if (versions.newest().isTombstone()) {
             return;

@@ -178,6 +178,47 @@ class ReplicaRepairerTest {
         }
     }
 
+    /**
+     * The owner of a file's repair holds an older copy of its manifest than the others (two
+     * repairers with different views wrote one generation each, and the newer, short one won
+     * elsewhere): the scan that brings the owner's copy up to date must also repair the file, or
+     * the owner calls itself clean while every other holder counts the block as short.
+     */
+    @Test
+    void anOwnerWhoseCopyWasStaleRepairsTheNewerCopyInTheSameScan() throws Exception {
+        TestingRing ring = rings.start(3, TestingRing.testConfig());
+        byte[] data = new byte[1000];
+        new Random(9).nextBytes(data);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(data);
+        ring.node(0).store().put("b-stale-owner-0", data);
+        ring.node(1).store().put("b-stale-owner-0", data);
+        String path = "/repair-test/" + UUID.randomUUID() + "/stale-owner";
+        String key = NamespaceKeys.manifestKey(path);
+        Member gone = new Member("n0000000000000000", "127.0.0.1", 1, "");
+        Manifest older = Manifest.file(path, 1, System.currentTimeMillis(), data.length, List.of(new Manifest.BlockRef(
+                "b-stale-owner-0", data.length, (int) crc.getValue(), List.of(ring.node(0).self(), ring.node(1).self()))));
+        // The newer generation lists one live holder and one that left: short of the factor 2.
+        Manifest newerShort = older.withBlocks(List.of(new Manifest.BlockRef("b-stale-owner-0", data.length,
+                (int) crc.getValue(), List.of(ring.node(0).self(), gone))), 2);
+        List<Member> order = ring.node(0).membership().ring().successors(key);
+        RingNode owner = nodeOf(order.get(0));
+        for (RingNode node : ring.nodes()) {
+            node.store().put(key, (node == owner ? older : newerShort).encode());
+        }
+        // The owner scans first: the others' reads would bring its copy up to date before its scan.
+        ReplicaRepairer ownerRepairer = new ReplicaRepairer(owner);
+        ownerRepairer.run();
+        List<ReplicaRepairer> others = ring.nodes().stream().filter(n -> n != owner).map(ReplicaRepairer::new).toList();
+        others.forEach(ReplicaRepairer::run);
+        assertThat(others).as("holders after the owner's scan").noneMatch(ReplicaRepairer::pending);
+        assertThat(ownerRepairer.pending()).isFalse();
+        for (RingNode node : ring.nodes()) {
+            assertThat(new ReplicaRepairer(node).audit()[0]).as("under-replicated blocks seen by %s", node.self())
+                    .isZero();
+        }
+    }
+
     @Test
     void aFileDeletedWhileItsRepairCopiesBlocksStaysDeleted() throws Exception {
         TestingRing ring = rings.start(4, TestingRing.testConfig());
