@@ -1,6 +1,5 @@
 package io.sr3.flink.benchmark;
 
-import io.sr3.flink.harness.JobProbe.CheckpointRecord;
 import io.sr3.flink.harness.Json;
 import io.sr3.flink.harness.MachineDescription;
 import io.sr3.flink.harness.ResultFiles;
@@ -17,8 +16,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.ToDoubleFunction;
-import java.util.function.ToLongFunction;
 
 /**
  * Writes the results of {@link BackendComparisonBenchmark} as Markdown, JSON and an SVG plot, side by side: each
@@ -64,64 +61,6 @@ final class ComparisonReport {
         return pairs;
     }
 
-    /** How a metric's values are printed. */
-    private enum Unit { RATE, MILLIS, BYTES, CPU_SECONDS }
-
-    /** One compared quantity: how to read it from a run, and whether higher is better. */
-    private record Metric(String key, String title, boolean higherIsBetter, Unit unit,
-            ToDoubleFunction<RunResult> perRun, ToDoubleFunction<List<RunResult>> pooled) {}
-
-    private static List<Metric> metrics() {
-        return List.of(
-                new Metric("throughputRecordsPerSecond", "Throughput, rate-unlimited source, steady window (records/s)",
-                        true, Unit.RATE, r -> r.throughput().recordsPerSecond(),
-                        rs -> mean(rs, r -> r.throughput().recordsPerSecond())),
-                new Metric("throughputToFinishedRecordsPerSecond", "Throughput, the same run to FINISHED (records/s)",
-                        true, Unit.RATE, r -> r.throughput().recordsPerSecondToFinished(),
-                        rs -> mean(rs, r -> r.throughput().recordsPerSecondToFinished())),
-                new Metric("checkpointEndToEndMillisMedian", "Checkpoint duration, median end-to-end (ms)", false, Unit.MILLIS,
-                        r -> r.checkpointDurations().median(), rs -> pooled(rs).median()),
-                new Metric("checkpointEndToEndMillisP99", "Checkpoint duration, p99 end-to-end (ms)", false, Unit.MILLIS,
-                        r -> r.checkpointDurations().p99(), rs -> pooled(rs).p99()),
-                new Metric("checkpointEndToEndMillisMean", "Checkpoint duration, mean end-to-end (ms)", false, Unit.MILLIS,
-                        r -> r.checkpointDurations().mean(), rs -> pooled(rs).mean()),
-                new Metric("checkpointLongestAsyncMillisMedian",
-                        "Checkpoint: longest subtask asynchronous part (state upload), median (ms)", false, Unit.MILLIS,
-                        r -> phase(List.of(r), CheckpointRecord::longestAsyncMillis).median(),
-                        rs -> phase(rs, CheckpointRecord::longestAsyncMillis).median()),
-                new Metric("checkpointLongestSyncMillisMedian",
-                        "Checkpoint: longest subtask synchronous part (RocksDB flush, hard links), median (ms)", false,
-                        Unit.MILLIS, r -> phase(List.of(r), CheckpointRecord::longestSyncMillis).median(),
-                        rs -> phase(rs, CheckpointRecord::longestSyncMillis).median()),
-                new Metric("cpuSecondsPerCheckpointedGiB", "CPU-seconds per checkpointed GiB (whole JVM, rate-limited phase)",
-                        false, Unit.CPU_SECONDS, r -> r.cpu().secondsPerCheckpointedGiB(),
-                        rs -> mean(rs, r -> r.cpu().secondsPerCheckpointedGiB())),
-                new Metric("checkpointStateSizeBytesMedian", "Checkpoint state size, median (full incremental state)",
-                        false, Unit.BYTES, r -> r.checkpointStateSizes().median(),
-                        rs -> mean(rs, r -> r.checkpointStateSizes().median())),
-                new Metric("checkpointedSizeBytesMean", "Uploaded per checkpoint, mean (incremental part)", false, Unit.BYTES,
-                        r -> r.checkpointedSizes().mean(), rs -> mean(rs, r -> r.checkpointedSizes().mean())),
-                new Metric("failureToRunningMillis", "Task failure -> all subtasks RUNNING (ms)", false, Unit.MILLIS,
-                        r -> r.taskFailure().toRunningMillis(), rs -> mean(rs, r -> r.taskFailure().toRunningMillis())),
-                new Metric("longestTaskRestoreMillis", "Task failure: longest subtask INITIALIZING (state download + open, ms)",
-                        false, Unit.MILLIS, r -> r.taskFailure().longestTaskRestoreMillis(),
-                        rs -> mean(rs, r -> r.taskFailure().longestTaskRestoreMillis())),
-                new Metric("failureToFirstCheckpointMillis", "Task failure -> first checkpoint completed after it (ms)",
-                        false, Unit.MILLIS, r -> r.taskFailure().toFirstCheckpointMillis(),
-                        rs -> mean(rs, r -> r.taskFailure().toFirstCheckpointMillis())),
-                new Metric("taskManagerLossToRunningMillis", "TaskManager loss -> all subtasks RUNNING (ms)", false,
-                        Unit.MILLIS, r -> r.taskManagerLoss().toRunningMillis(),
-                        rs -> mean(rs, r -> r.taskManagerLoss().toRunningMillis())),
-                new Metric("taskManagerLossLongestTaskRestoreMillis",
-                        "TaskManager loss: longest subtask INITIALIZING (state download + open, ms)", false, Unit.MILLIS,
-                        r -> r.taskManagerLoss().longestTaskRestoreMillis(),
-                        rs -> mean(rs, r -> r.taskManagerLoss().longestTaskRestoreMillis())),
-                new Metric("taskManagerLossToFirstCheckpointMillis",
-                        "TaskManager loss -> first checkpoint completed after it (ms)", false, Unit.MILLIS,
-                        r -> r.taskManagerLoss().toFirstCheckpointMillis(),
-                        rs -> mean(rs, r -> r.taskManagerLoss().toFirstCheckpointMillis())));
-    }
-
     List<Path> write(Path directory) throws IOException {
         Files.createDirectories(directory);
         String base = ResultFiles.newBaseName(directory, kind);
@@ -145,10 +84,10 @@ final class ComparisonReport {
             rule.append("---:|");
         }
         out.append('\n').append(rule).append('\n');
-        for (Metric m : metrics()) {
+        for (ComparisonMetric m : ComparisonMetric.all()) {
             out.append("| ").append(m.title()).append(" |");
             for (String backend : backends) {
-                out.append(' ').append(format(m.pooled().applyAsDouble(of(backend)), m)).append(" |");
+                out.append(' ').append(m.format(m.pooled().applyAsDouble(of(backend)))).append(" |");
             }
             for (String[] pair : ratioPairs()) {
                 out.append(' ').append(String.format("%.2f", ratio(m, pair))).append(" |");
@@ -158,7 +97,7 @@ final class ComparisonReport {
         return out.toString();
     }
 
-    private double ratio(Metric m, String[] pair) {
+    private double ratio(ComparisonMetric m, String[] pair) {
         return m.pooled().applyAsDouble(of(pair[0])) / m.pooled().applyAsDouble(of(pair[1]));
     }
 
@@ -167,7 +106,7 @@ final class ComparisonReport {
      * ran one after the other, so drift of the shared machine hits both sides of each ratio alike,
      * and the spread shows how far one round's ratio can be trusted.
      */
-    private List<Double> roundRatios(Metric m, String[] pair) {
+    private List<Double> roundRatios(ComparisonMetric m, String[] pair) {
         List<Double> ratios = new ArrayList<>();
         for (int round : runs.stream().mapToInt(RunResult::round).distinct().sorted().toArray()) {
             List<RunResult> candidate = of(pair[0]).stream().filter(r -> r.round() == round).toList();
@@ -188,7 +127,7 @@ final class ComparisonReport {
             rule.append("---:|");
         }
         out.append('\n').append(rule).append('\n');
-        for (Metric m : metrics()) {
+        for (ComparisonMetric m : ComparisonMetric.all()) {
             out.append("| ").append(m.title()).append(" |");
             for (String[] pair : ratioPairs()) {
                 out.append(' ').append(String.join(", ", roundRatios(m, pair).stream()
@@ -232,7 +171,7 @@ final class ComparisonReport {
         });
         out.append("| garbage collector, reported collection time (ms per checkpointed GiB) |");
         for (String backend : backends) {
-            out.append(String.format(" %,.0f |", mean(of(backend), r -> r.cpu().perCheckpointedGiB(r.cpu().gcPauseMillis()))));
+            out.append(String.format(" %,.0f |", ComparisonMetric.mean(of(backend), r -> r.cpu().perCheckpointedGiB(r.cpu().gcPauseMillis()))));
         }
         return out.append('\n').toString();
     }
@@ -335,7 +274,7 @@ final class ComparisonReport {
         m.put("machine", machine.toMap());
         m.put("parameters", parameters);
         Map<String, Object> summary = new LinkedHashMap<>();
-        for (Metric metric : metrics()) {
+        for (ComparisonMetric metric : ComparisonMetric.all()) {
             Map<String, Object> s = new LinkedHashMap<>();
             for (String backend : backends) {
                 s.put(backend, metric.pooled().applyAsDouble(of(backend)));
@@ -362,34 +301,6 @@ final class ComparisonReport {
 
     private List<RunResult> of(String backend) {
         return runs.stream().filter(r -> r.backend().equals(backend)).toList();
-    }
-
-    private static double mean(List<RunResult> runs, ToDoubleFunction<RunResult> f) {
-        return runs.stream().mapToDouble(f).average().orElse(Double.NaN);
-    }
-
-    private static Stats pooled(List<RunResult> runs) {
-        return phase(runs, CheckpointRecord::endToEndMillis);
-    }
-
-    /** One part of the full-state checkpoints' durations, pooled over the runs. */
-    private static Stats phase(List<RunResult> runs, ToLongFunction<CheckpointRecord> part) {
-        List<Long> all = new ArrayList<>();
-        for (RunResult r : runs) {
-            for (CheckpointRecord c : r.fullStateCheckpoints()) {
-                all.add(part.applyAsLong(c));
-            }
-        }
-        return Stats.of(all);
-    }
-
-    private static String format(double v, Metric m) {
-        return switch (m.unit()) {
-            case RATE -> String.format("%,.0f", v);
-            case MILLIS -> String.format("%,.0f ms", v);
-            case BYTES -> Stats.bytes(v);
-            case CPU_SECONDS -> String.format("%.1f CPU-s/GiB", v);
-        };
     }
 
     private static String bytesList(long[] bytes) {
