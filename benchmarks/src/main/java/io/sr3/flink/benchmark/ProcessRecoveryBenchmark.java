@@ -26,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.locks.LockSupport;
+import java.util.stream.Collectors;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -226,8 +227,15 @@ public final class ProcessRecoveryBenchmark {
         FlinkProcess victim = cluster.liveTaskManager(cluster.taskManagersRunning(id).get(0));
         say("%s: state %s, lag %s; SIGKILL %s", who, Stats.bytes(stateSize), Stats.millis(lagBeforeKill), victim);
 
-        RecoveryProbe.Recovery r = RecoveryProbe.killAndMeasure(cluster, id, victim, "", RECOVERY_TIMEOUT, lag,
+        List<long[]> lagSamples = new ArrayList<>(); // epoch millis, lag
+        RecoveryProbe.Lag tracedLag = () -> {
+            long millis = lag.millis();
+            lagSamples.add(new long[] {System.currentTimeMillis(), millis});
+            return millis;
+        };
+        RecoveryProbe.Recovery r = RecoveryProbe.killAndMeasure(cluster, id, victim, "", RECOVERY_TIMEOUT, tracedLag,
                 CAUGHT_UP_LAG_MILLIS);
+        List<long[]> lagTrace = lagTrace(lagSamples, r);
         long[] phases = taskPhases(cluster, id, r.killedAtMillis());
         long restoredSize = restoredStateSize(cluster, id, r.restoredCheckpointId(), beforeKill);
         double bytesPerSecond = phases[2] > 0 && restoredSize >= 0 ? restoredSize * 1000.0 / phases[2] : Double.NaN;
@@ -236,10 +244,31 @@ public final class ProcessRecoveryBenchmark {
                 who, Stats.millis(r.killToDetectedMillis()), Stats.millis(phases[1]), Stats.millis(phases[2]),
                 Stats.bytes(bytesPerSecond), Stats.millis(r.killToRunningMillis()), Stats.millis(r.killToCaughtUpMillis()),
                 Stats.millis(r.killToCheckpointMillis()), sr3.isEmpty() ? "" : "; sr3 restore log: " + sr3);
+        say("%s: lag after RUNNING (s after the kill: lag): %s", who, lagTrace.stream()
+                .map(p -> String.format("%.1f: %s", p[0] / 1000.0, Stats.millis(p[1]))).collect(Collectors.joining(", ")));
         cluster.cancel(id);
         return new ProcessRecoveryRun(round, backend.label, r.victim(), stateSize, restoredSize, r.restoredFrom(),
                 filledAt - origin, lagBeforeKill, r.killToDetectedMillis(), phases[0], phases[1], phases[2],
-                r.killToRunningMillis(), r.killToCaughtUpMillis(), r.killToCheckpointMillis(), bytesPerSecond, sr3);
+                r.killToRunningMillis(), r.killToCaughtUpMillis(), r.killToCheckpointMillis(), bytesPerSecond, sr3,
+                lagTrace);
+    }
+
+    /**
+     * The lag samples from every task RUNNING until caught up, as milliseconds after the kill and
+     * the lag, at most one per 200 ms (the watermarks' and metrics' refresh).
+     */
+    private static List<long[]> lagTrace(List<long[]> samples, RecoveryProbe.Recovery r) {
+        List<long[]> trace = new ArrayList<>();
+        long next = r.killToRunningMillis();
+        for (long[] sample : samples) {
+            long afterKill = sample[0] - r.killedAtMillis();
+            if (afterKill >= next && sample[1] != Long.MAX_VALUE
+                    && (r.killToCaughtUpMillis() <= 0 || afterKill <= r.killToCaughtUpMillis())) {
+                trace.add(new long[] {afterKill, sample[1]});
+                next = afterKill + 200;
+            }
+        }
+        return trace;
     }
 
     /** The restored checkpoint's state size: the latest before the kill (as a rule), else from the history; -1 if unknown. */

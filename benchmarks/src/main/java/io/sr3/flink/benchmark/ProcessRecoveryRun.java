@@ -22,6 +22,8 @@ import java.util.Map;
  * @param firstCheckpoint the first checkpoint after the restore acknowledged
  * @param restoredBytesPerSecond restored state size over the longest subtask restore
  * @param sr3Restore the sr3 restore log lines of the recovery, summed; empty for the other backends
+ * @param lagTrace the processing lag from every task RUNNING until caught up, as pairs of
+ *     milliseconds after the kill and the lag then, at most one pair per 200 ms: how the backlog drained
  */
 record ProcessRecoveryRun(
         int round,
@@ -40,7 +42,8 @@ record ProcessRecoveryRun(
         long caughtUp,
         long firstCheckpoint,
         double restoredBytesPerSecond,
-        Map<String, Object> sr3Restore) {
+        Map<String, Object> sr3Restore,
+        java.util.List<long[]> lagTrace) {
 
     Map<String, Object> toMap() {
         Map<String, Object> m = new LinkedHashMap<>();
@@ -60,6 +63,7 @@ record ProcessRecoveryRun(
         m.put("killToCaughtUpMillis", caughtUp);
         m.put("killToFirstCheckpointMillis", firstCheckpoint);
         m.put("restoredBytesPerSecond", restoredBytesPerSecond);
+        m.put("lagAfterRunningMillis", lagTrace);
         if (!sr3Restore.isEmpty()) {
             m.put("sr3RestoreLog", sr3Restore);
         }
