@@ -71,6 +71,20 @@ final class ManifestStore {
         return versions(manifestKey, description, node.storage().readCopies(manifestKey, description));
     }
 
+    /**
+     * {@link #read} without waiting: the stored copies are decoded (and stale ones repaired in the
+     * background) on the network thread that completes the read.
+     */
+    CompletableFuture<Versions> readAsync(String manifestKey, String description) {
+        return node.storage().readCopiesAsync(manifestKey, description).thenApply(copies -> {
+            try {
+                return versions(manifestKey, description, copies);
+            } catch (IOException e) {
+                throw new java.util.concurrent.CompletionException(e);
+            }
+        });
+    }
+
     /** Like {@link #read}, but from every reachable node, so {@link Versions#holders()} lists every copy: for repair. */
     @Nullable
     Versions readEvery(String manifestKey, String description) throws IOException {

@@ -7,8 +7,10 @@ import javax.annotation.concurrent.ThreadSafe;
 
 import java.io.FileNotFoundException;
 import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * The manifests of the paths of one namespace as {@link Sr3FileSystem} reads them from the ring:
@@ -60,6 +62,28 @@ final class PathManifests {
             return new ManifestStore.Versions(root, root.encode(), List.of());
         }
         return new ManifestStore(node).read(NamespaceKeys.manifestKey(key), "manifest of " + paths.display(key));
+    }
+
+    /** {@link #versions} of a path other than the root without waiting; completes with null if it never existed. */
+    CompletableFuture<ManifestStore.Versions> versionsAsync(RingNode node, String key) {
+        return new ManifestStore(node).readAsync(NamespaceKeys.manifestKey(key), "manifest of " + paths.display(key));
+    }
+
+    /**
+     * Fails if a file may not be created at {@code key} over what the ring holds there: a
+     * directory, or (when {@code exclusive}, i.e. NO_OVERWRITE) a file.
+     */
+    void checkCreatable(@Nullable ManifestStore.Versions versions, String key, boolean exclusive) throws IOException {
+        Manifest existing = live(versions);
+        if (existing == null) {
+            return;
+        }
+        if (existing.directory()) {
+            throw new IOException("Cannot create " + paths.display(key) + ": a directory exists there");
+        }
+        if (exclusive) {
+            throw new FileAlreadyExistsException(paths.display(key), null, "file exists and the write mode is NO_OVERWRITE");
+        }
     }
 
     @Nullable

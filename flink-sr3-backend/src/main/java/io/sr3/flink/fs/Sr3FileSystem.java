@@ -22,6 +22,7 @@ import java.nio.file.FileAlreadyExistsException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -311,18 +312,20 @@ public final class Sr3FileSystem extends VersionedFileSystem {
             throw new IOException("Cannot create a file at the root of " + uri);
         }
         RingNode node = node();
-        ManifestStore.Versions versions = pathManifests.versions(node, key);
-        Manifest existing = PathManifests.live(versions);
-        if (existing != null) {
-            if (existing.directory()) {
-                throw new IOException("Cannot create " + paths.display(key) + ": a directory exists there");
-            }
-            if (overwrite == WriteMode.NO_OVERWRITE) {
-                throw new FileAlreadyExistsException(paths.display(key), null, "file exists and the write mode is NO_OVERWRITE");
-            }
+        boolean exclusive = overwrite == WriteMode.NO_OVERWRITE;
+        if (exclusive) {
+            // A new file (Flink's checkpoint files have unique names): the lookup of the path asks
+            // every member, so it runs while the stream is written, and close() checks its answer
+            // before the exclusive create publishes the file.
+            CompletableFuture<ManifestStore.Versions> lookup = pathManifests.versionsAsync(node, key);
+            mkdirs(node, NamespaceKeys.parent(key));
+            return new Sr3OutputStream(node, key, paths.display(key), lookup, pathManifests, true, copies);
         }
+        ManifestStore.Versions versions = pathManifests.versions(node, key);
+        pathManifests.checkCreatable(versions, key, false);
         mkdirs(node, NamespaceKeys.parent(key));
-        return new Sr3OutputStream(node, key, paths.display(key), versions, overwrite == WriteMode.NO_OVERWRITE, copies);
+        return new Sr3OutputStream(node, key, paths.display(key), CompletableFuture.completedFuture(versions),
+                pathManifests, false, copies);
     }
 
     /** Renames by re-pointing manifests; blocks do not move. */

@@ -62,10 +62,12 @@ final class Sr3OutputStream extends FSDataOutputStream {
      * stays 0, {@link #bufferPosition} is the fill level.
      */
     @GuardedBy("this") private ByteBuffer buffer = EMPTY;
-    /** What the path held when the stream was created (a tombstone, a file); null if nothing. */
-    @Nullable private final ManifestStore.Versions observed;
-    /** The file this one overwrites, whose blocks go once the new manifest is stored; null if none. */
-    @Nullable private final Manifest replaced;
+    /**
+     * What the path held when the stream was created (a tombstone, a file; null if nothing): still
+     * being looked up while an exclusive create's stream is written.
+     */
+    private final CompletableFuture<ManifestStore.Versions> lookup;
+    private final PathManifests pathManifests;
     /** Whether the manifest may only be stored if no other writer created the path meanwhile (NO_OVERWRITE). */
     private final boolean exclusive;
     /** The copies of each block the file asks for, or {@link Manifest#RING_DEFAULT}. */
@@ -77,19 +79,22 @@ final class Sr3OutputStream extends FSDataOutputStream {
     @GuardedBy("this") private boolean closed;
 
     /**
-     * @param observed what the ring held under the path when the stream was created, null if
-     *     nothing: the new manifest's generation is higher, and a file in it is replaced
-     * @param exclusive whether the close fails if another writer created the path meanwhile
+     * @param lookup what the ring held under the path when the stream was created (null if
+     *     nothing): the new manifest's generation is higher, and a file in it is replaced; the
+     *     stream fails once the lookup says the path may not be written ({@link
+     *     PathManifests#checkCreatable}), at the latest at close, before anything is published
+     * @param exclusive whether the close fails if another writer created the path, before the
+     *     stream or meanwhile
      * @param copies the copies of each block the file asks for (its operator's replication plan),
      *     or {@link Manifest#RING_DEFAULT} for the replication factor
      */
-    Sr3OutputStream(RingNode node, String path, String displayPath, @Nullable ManifestStore.Versions observed,
-            boolean exclusive, int copies) {
+    Sr3OutputStream(RingNode node, String path, String displayPath, CompletableFuture<ManifestStore.Versions> lookup,
+            PathManifests pathManifests, boolean exclusive, int copies) {
         this.node = node;
         this.path = path;
         this.displayPath = displayPath;
-        this.observed = observed;
-        this.replaced = observed == null || observed.newest().isTombstone() ? null : observed.newest();
+        this.lookup = lookup;
+        this.pathManifests = pathManifests;
         this.exclusive = exclusive;
         this.copies = copies;
         this.blockSize = node.config().blockSize();
@@ -169,6 +174,7 @@ final class Sr3OutputStream extends FSDataOutputStream {
         CompletableFuture<List<Member>> manifestWrite = null;
         byte[] encoded = null;
         long generation = 0;
+        Manifest replaced = null;
         try {
             try {
                 sendBlock();
@@ -176,6 +182,9 @@ final class Sr3OutputStream extends FSDataOutputStream {
                 blockBuffers.release(buffer); // what followed a full last block, or what an interrupt left; heap ones are ignored
                 buffer = EMPTY;
             }
+            ManifestStore.Versions observed = RingStorage.await(lookup);
+            pathManifests.checkCreatable(observed, path, exclusive);
+            replaced = PathManifests.live(observed);
             List<Manifest.BlockRef> refs = awaitBlocks();
             long now = System.currentTimeMillis();
             generation = Manifest.nextGeneration(observed == null ? 0 : observed.newest().generation(), now);
@@ -190,10 +199,10 @@ final class Sr3OutputStream extends FSDataOutputStream {
                 RingStorage.await(manifestWrite);
             }
         } catch (FileAlreadyExistsException e) {
-            discard(null, null, generation);
+            discard(null, null, generation, null);
             throw e;
         } catch (IOException | RuntimeException e) {
-            discard(manifestWrite, encoded, generation);
+            discard(manifestWrite, encoded, generation, replaced);
             throw new IOException("Could not write " + displayPath + " to the sr3 ring: " + e.getMessage(), e);
         }
         if (replaced != null) {
@@ -206,6 +215,10 @@ final class Sr3OutputStream extends FSDataOutputStream {
     private void sendBlock() throws IOException {
         if (bufferPosition == 0) {
             return;
+        }
+        if (lookup.isDone() && !lookup.isCompletedExceptionally()) {
+            // Fails early, before more blocks are sent, when the path turned out to be taken.
+            pathManifests.checkCreatable(lookup.join(), path, exclusive);
         }
         // Wait for a slot before taking the bytes out of the buffer: Flink interrupts a cancelled
         // snapshot's thread here, and the bytes must then stay where close() will find them.
@@ -267,7 +280,7 @@ final class Sr3OutputStream extends FSDataOutputStream {
      * failed one's generation, so copies of the failed one that landed cannot shadow it.
      */
     private void discard(@Nullable CompletableFuture<List<Member>> manifestWrite, @Nullable byte[] encoded,
-            long failedGeneration) {
+            long failedGeneration, @Nullable Manifest replaced) {
         String key = NamespaceKeys.manifestKey(path);
         if (manifestWrite != null && replaced == null) {
             manifestWrite.handle((holders, error) -> {

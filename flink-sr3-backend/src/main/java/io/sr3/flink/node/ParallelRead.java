@@ -17,6 +17,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * The copies of one key on many nodes, asked at once, for {@link RingStorage#readCopies}:
@@ -58,6 +59,15 @@ final class ParallelRead {
      */
     static List<RingStorage.Copy> readCopies(RingNode node, String key, String description, boolean everyNode)
             throws IOException {
+        return RingStorage.await(readCopiesAsync(node, key, description, everyNode));
+    }
+
+    /**
+     * {@link #readCopies} without waiting: the future completes on a network thread, exceptionally
+     * with the {@link ReplicasUnreachableException} the blocking form throws.
+     */
+    static CompletableFuture<List<RingStorage.Copy>> readCopiesAsync(RingNode node, String key, String description,
+            boolean everyNode) {
         ConsistentHash ring = node.membership().ring();
         List<Member> asked = new ArrayList<>();
         Map<String, String> unreachable = new LinkedHashMap<>();
@@ -76,16 +86,21 @@ final class ParallelRead {
         }
         ParallelRead read = new ParallelRead(node, key, asked, everyNode ? asked : placement);
         read.start();
-        RingStorage.await(read.done);
-        int notFound;
-        List<RingStorage.Copy> copies;
-        synchronized (read) {
-            notFound = read.notFound;
-            copies = List.copyOf(read.copies);
-            unreachable.putAll(read.failures);
-        }
+        return read.done.thenApply(ignored -> {
+            try {
+                return read.decide(description, unreachable);
+            } catch (ReplicasUnreachableException e) {
+                throw new CompletionException(e);
+            }
+        });
+    }
+
+    /** What the answers mean once {@link #done}: every copy found, none if absent for certain. */
+    private synchronized List<RingStorage.Copy> decide(String description, Map<String, String> unreachable)
+            throws ReplicasUnreachableException {
+        unreachable.putAll(failures);
         if (!copies.isEmpty()) {
-            return copies;
+            return List.copyOf(copies);
         }
         for (Membership.Departure departure : node.membership().departedWithin(mayHoldOnlyCopiesFor(node))) {
             unreachable.put(departure.member().id(), "removed from the ring recently; may come back");

@@ -238,6 +238,19 @@ public final class RingStorage {
     }
 
     /**
+     * {@link #readCopies(String, String)} without waiting, for a caller that has other work
+     * meanwhile: completes on a network thread, exceptionally as the blocking form throws.
+     */
+    public CompletableFuture<List<Copy>> readCopiesAsync(String key, String description) {
+        return ParallelRead.readCopiesAsync(node, key, description, false).thenApply(copies -> {
+            for (Copy copy : copies) {
+                account(copy.holder(), copy.data().length, false);
+            }
+            return copies;
+        });
+    }
+
+    /**
      * Like {@link #readCopies(String, String)}, but waits for every asked node: for repair, whose
      * rewrite must reach every copy, also those outside the key's placement.
      */

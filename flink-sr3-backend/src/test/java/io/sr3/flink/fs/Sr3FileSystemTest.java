@@ -238,11 +238,39 @@ class Sr3FileSystemTest {
         assertThat(fs.exists(file)).isTrue();
     }
 
+    /** An exclusive create of a taken path stops at a block write once its lookup has answered, not only at close. */
+    @Test
+    void noOverwriteOfAnExistingFileFailsAtABlockWriteOnceTheLookupAnswered() throws Exception {
+        Path file = new Path(base, "taken");
+        byte[] original = randomBytes(10);
+        write(file, original);
+        FSDataOutputStream out = fs.create(file, WriteMode.NO_OVERWRITE);
+        byte[] block = randomBytes(BLOCK);
+        IOException[] refused = new IOException[1];
+        Deadline.poll("a block write to refuse the taken path", TestingRing.AWAIT_TIMEOUT, () -> {
+            try {
+                out.write(block);
+                return false;
+            } catch (IOException e) {
+                refused[0] = e;
+                return true;
+            }
+        });
+        assertThat(refused[0]).isInstanceOf(FileAlreadyExistsException.class).hasMessageContaining("NO_OVERWRITE");
+        assertThatThrownBy(out::close).isInstanceOf(FileAlreadyExistsException.class);
+        assertThat(read(file)).isEqualTo(original);
+    }
+
     @Test
     void noOverwriteRefusesAnExistingFileAndOverwriteReplacesIt() throws IOException {
         Path file = new Path(base, "f");
-        write(file, randomBytes(BLOCK + 1));
-        assertThatThrownBy(() -> fs.create(file, WriteMode.NO_OVERWRITE)).isInstanceOf(FileAlreadyExistsException.class);
+        byte[] original = randomBytes(BLOCK + 1);
+        write(file, original);
+        // The path's lookup runs while the stream is written: the close refuses, nothing is published.
+        FSDataOutputStream refused = fs.create(file, WriteMode.NO_OVERWRITE);
+        refused.write(randomBytes(10));
+        assertThatThrownBy(refused::close).isInstanceOf(FileAlreadyExistsException.class);
+        assertThat(read(file)).isEqualTo(original);
         byte[] replacement = randomBytes(10);
         try (FSDataOutputStream out = fs.create(file, WriteMode.OVERWRITE)) {
             out.write(replacement);
