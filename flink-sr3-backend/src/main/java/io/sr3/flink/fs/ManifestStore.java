@@ -159,6 +159,11 @@ final class ManifestStore {
         node.storage().writeAndWait(NamespaceKeys.manifestKey(manifest.path()), manifest.encode(), false);
     }
 
+    /** {@link #write} without waiting. */
+    CompletableFuture<List<Member>> writeAsync(Manifest manifest) {
+        return node.storage().write(NamespaceKeys.manifestKey(manifest.path()), manifest.encode(), false);
+    }
+
     /**
      * Stores the manifest of a new file only if its path still holds what {@code observed} found
      * there (or this very manifest): the exclusive create behind NO_OVERWRITE, atomic while the

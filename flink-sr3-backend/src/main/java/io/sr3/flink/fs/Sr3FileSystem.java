@@ -2,6 +2,7 @@ package io.sr3.flink.fs;
 
 import io.sr3.flink.node.LocalRing;
 import io.sr3.flink.node.RingNode;
+import io.sr3.flink.node.RingStorage;
 import org.apache.flink.core.fs.BlockLocation;
 import org.apache.flink.core.fs.FSDataInputStream;
 import org.apache.flink.core.fs.FSDataOutputStream;
@@ -275,21 +276,35 @@ public final class Sr3FileSystem extends VersionedFileSystem {
     }
 
     private void mkdirs(RingNode node, String directory) throws IOException {
+        RingStorage.await(mkdirsAsync(node, directory));
+    }
+
+    /**
+     * Creates {@code directory} and its missing parents, each once its parent exists, without
+     * waiting: completes on a network thread once every one exists (a directory this file system
+     * created or found is not asked about again).
+     */
+    private CompletableFuture<Void> mkdirsAsync(RingNode node, String directory) {
         if (directory.equals(NamespaceKeys.ROOT) || knownDirectories.contains(directory)) {
-            return;
+            return CompletableFuture.completedFuture(null);
         }
-        mkdirs(node, NamespaceKeys.parent(directory));
-        ManifestStore.Versions versions = pathManifests.versions(node, directory);
-        Manifest existing = PathManifests.live(versions);
-        if (existing != null && !existing.directory()) {
-            throw new FileAlreadyExistsException(paths.display(directory), null, "a file exists where a directory is needed");
-        }
-        if (existing == null) {
-            long now = System.currentTimeMillis();
-            new ManifestStore(node).write(Manifest.directory(directory,
-                    Manifest.nextGeneration(PathManifests.generation(versions), now), now));
-        }
-        knownDirectories.add(directory);
+        return mkdirsAsync(node, NamespaceKeys.parent(directory))
+                .thenCompose(parentExists -> pathManifests.versionsAsync(node, directory))
+                .thenCompose(versions -> {
+                    Manifest existing = PathManifests.live(versions);
+                    if (existing != null && !existing.directory()) {
+                        return CompletableFuture.failedFuture(new FileAlreadyExistsException(paths.display(directory),
+                                null, "a file exists where a directory is needed"));
+                    }
+                    if (existing != null) {
+                        return CompletableFuture.completedFuture(null);
+                    }
+                    long now = System.currentTimeMillis();
+                    Manifest created = Manifest.directory(directory,
+                            Manifest.nextGeneration(PathManifests.generation(versions), now), now);
+                    return new ManifestStore(node).writeAsync(created);
+                })
+                .thenRun(() -> knownDirectories.add(directory));
     }
 
     @Override
@@ -317,8 +332,9 @@ public final class Sr3FileSystem extends VersionedFileSystem {
             // A new file (Flink's checkpoint files have unique names): the lookup of the path asks
             // every member, so it runs while the stream is written, and close() checks its answer
             // before the exclusive create publishes the file.
-            CompletableFuture<ManifestStore.Versions> lookup = pathManifests.versionsAsync(node, key);
-            mkdirs(node, NamespaceKeys.parent(key));
+            // Its parent directory is created (or found) meanwhile too, before the close publishes the file.
+            CompletableFuture<ManifestStore.Versions> lookup = pathManifests.versionsAsync(node, key)
+                    .thenCombine(mkdirsAsync(node, NamespaceKeys.parent(key)), (versions, parentExists) -> versions);
             return new Sr3OutputStream(node, key, paths.display(key), lookup, pathManifests, true, copies);
         }
         ManifestStore.Versions versions = pathManifests.versions(node, key);

@@ -238,6 +238,24 @@ class Sr3FileSystemTest {
         assertThat(fs.exists(file)).isTrue();
     }
 
+    /** The parent directory of an exclusive create is made while the stream is written; a file in its place fails the close. */
+    @Test
+    void noOverwriteCreatesMissingParentsAndRefusesAFileWhereOneShouldBe() throws Exception {
+        Path nested = new Path(base, "a/b/c");
+        try (FSDataOutputStream out = fs.create(nested, WriteMode.NO_OVERWRITE)) {
+            out.write(randomBytes(10));
+        }
+        assertThat(fs.getFileStatus(new Path(base, "a/b")).isDir()).isTrue();
+
+        Path underAFile = new Path(nested, "d");
+        FSDataOutputStream out = fs.create(underAFile, WriteMode.NO_OVERWRITE);
+        out.write(randomBytes(10));
+        assertThatThrownBy(out::close).isInstanceOf(FileAlreadyExistsException.class)
+                .hasMessageContaining("a file exists where a directory is needed");
+        assertThat(fs.exists(underAFile)).isFalse();
+        assertThat(fs.getFileStatus(nested).isDir()).isFalse();
+    }
+
     /** An exclusive create of a taken path stops at a block write once its lookup has answered, not only at close. */
     @Test
     void noOverwriteOfAnExistingFileFailsAtABlockWriteOnceTheLookupAnswered() throws Exception {
