@@ -330,9 +330,8 @@ public final class Sr3FileSystem extends VersionedFileSystem {
         boolean exclusive = overwrite == WriteMode.NO_OVERWRITE;
         if (exclusive) {
             // A new file (Flink's checkpoint files have unique names): the lookup of the path asks
-            // every member, so it runs while the stream is written, and close() checks its answer
-            // before the exclusive create publishes the file.
-            // Its parent directory is created (or found) meanwhile too, before the close publishes the file.
+            // every member, so it runs while the stream is written, as does the creation (or
+            // finding) of its parent directories; close() waits for both before it publishes.
             CompletableFuture<ManifestStore.Versions> lookup = pathManifests.versionsAsync(node, key)
                     .thenCombine(mkdirsAsync(node, NamespaceKeys.parent(key)), (versions, parentExists) -> versions);
             return new Sr3OutputStream(node, key, paths.display(key), lookup, pathManifests, true, copies);
