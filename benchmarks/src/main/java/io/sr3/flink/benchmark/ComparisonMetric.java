@@ -18,6 +18,7 @@ record ComparisonMetric(String key, String title, boolean higherIsBetter, Unit u
     /** How a metric's values are printed. */
     enum Unit { RATE, MILLIS, BYTES, CPU_SECONDS }
 
+    /** Every metric the report compares, in the order of its tables. */
     static List<ComparisonMetric> all() {
         return List.of(
                 new ComparisonMetric("throughputRecordsPerSecond", "Throughput, rate-unlimited source, steady window (records/s)",

@@ -255,17 +255,20 @@ public final class ProcessRecoveryBenchmark {
 
     /**
      * The lag samples from every task RUNNING until caught up, as milliseconds after the kill and
-     * the lag, at most one per 200 ms (the watermarks' and metrics' refresh).
+     * the lag, at most one per 200 ms (the watermarks' and metrics' refresh), and the caught-up one.
      */
     private static List<long[]> lagTrace(List<long[]> samples, RecoveryProbe.Recovery r) {
         List<long[]> trace = new ArrayList<>();
         long next = r.killToRunningMillis();
         for (long[] sample : samples) {
             long afterKill = sample[0] - r.killedAtMillis();
-            if (afterKill >= next && sample[1] != Long.MAX_VALUE
-                    && (r.killToCaughtUpMillis() <= 0 || afterKill <= r.killToCaughtUpMillis())) {
+            boolean caughtUp = sample[1] <= CAUGHT_UP_LAG_MILLIS;
+            if ((afterKill >= next || caughtUp) && afterKill >= r.killToRunningMillis() && sample[1] != Long.MAX_VALUE) {
                 trace.add(new long[] {afterKill, sample[1]});
                 next = afterKill + 200;
+            }
+            if (caughtUp && afterKill >= r.killToRunningMillis()) {
+                break;
             }
         }
         return trace;
