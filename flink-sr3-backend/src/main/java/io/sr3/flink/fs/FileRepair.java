@@ -13,14 +13,17 @@ import javax.annotation.Nullable;
 import javax.annotation.concurrent.NotThreadSafe;
 
 import java.io.IOException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.LongSupplier;
 
 /**
  * The repair of one file for {@link ReplicaRepairer}, which decides when to scan: brings each of
@@ -39,11 +42,23 @@ final class FileRepair {
     private final Set<String> failureLogged;
     /** Files to check at the next scan, check or not: a repair could not read a block from any live holder. */
     private final Set<String> checkNextScan = new HashSet<>();
+    /** Files another node owns, by key, with the {@link #nanoClock} time this node first counted them short. */
+    private final Map<String, Long> shortUnderAnotherOwner = new HashMap<>();
+    private final LongSupplier nanoClock;
 
-    FileRepair(RingNode node, Set<String> failureLogged) {
+    /**
+     * How long a holder of a short file that another node owns waits for that owner's rewrite (and
+     * at least {@code sr3.repair.delay}) before it repairs the file itself: the owner may see the
+     * file at full strength (its view of the members differs) or have called its last scan clean
+     * before the short copy reached it, and then would not look again until its next check.
+     */
+    static final Duration OWNER_GRACE = Duration.ofSeconds(30);
+
+    FileRepair(RingNode node, Set<String> failureLogged, LongSupplier nanoClock) {
         this.node = node;
         this.manifests = new ManifestStore(node);
         this.failureLogged = failureLogged;
+        this.nanoClock = nanoClock;
     }
 
     /** What the repairs of one scan did. */
@@ -64,6 +79,8 @@ final class FileRepair {
      */
     void repairFile(String key, ConsistentHash ring, Counts counts, boolean check) throws IOException {
         check |= checkNextScan.remove(key);
+        // Kept only while this scan counts the file short under another owner (below).
+        Long shortSince = shortUnderAnotherOwner.remove(key);
         byte[] encoded;
         try {
             encoded = node.store().get(key);
@@ -108,11 +125,23 @@ final class FileRepair {
         List<Member> copies = inRingOrder(versions.holders(), key, ring);
         if (copies.isEmpty() || !copies.get(0).sameNode(node.self())) {
             // Another node repairs this file; until its rewrite reaches this copy, a short block
-            // here is still work: this node scans again instead of calling itself clean.
-            if (hasShortBlock(versions.newest(), wanted)) {
-                counts.remaining++;
+            // here is still work: this node scans again instead of calling itself clean, and
+            // repairs the file itself once the owner has let it stay short for the grace period.
+            if (!hasShortBlock(versions.newest(), wanted)) {
+                return;
             }
-            return;
+            long now = nanoClock.getAsLong();
+            long since = shortSince != null ? shortSince : now;
+            Duration grace = node.config().durability().repairDelay().compareTo(OWNER_GRACE) > 0
+                    ? node.config().durability().repairDelay() : OWNER_GRACE;
+            if (now - since < grace.toNanos()) {
+                shortUnderAnotherOwner.put(key, since);
+                counts.remaining++;
+                return;
+            }
+            LOG.info("[{}] replica repair: {} has had a block under the replication factor here for {} s while {} owns "
+                    + "its repair; repairing it from this node", node.self().id(), key, (now - since) / 1_000_000_000L,
+                    copies.isEmpty() ? "no live holder of its manifest" : copies.get(0));
         }
         Manifest manifest = versions.newest();
         HolderCheck found = check ? HolderCheck.ask(node, manifest) : HolderCheck.NONE;

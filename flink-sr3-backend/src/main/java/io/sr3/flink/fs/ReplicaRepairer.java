@@ -36,7 +36,10 @@ import java.util.Set;
  * its placement and on every node that holds a copy (it reads every reachable node, not only the
  * placement), so no stale copy still names the dead node; a target that refuses the rewrite (a
  * full store) keeps its older copy as long as a write quorum took the new one. A node that holds
- * a short file another node repairs counts it as work until that rewrite reaches its copy. A
+ * a short file another node repairs counts it as work until that rewrite reaches its copy, and
+ * repairs the file itself once it has stayed short for {@link FileRepair#OWNER_GRACE} (at least
+ * {@code sr3.repair.delay}): the owner may see it at full strength, or have called its last scan
+ * clean before the short copy reached it. A
  * manifest whose own copies fell under the factor is copied to its placement as well.
  *
  * <p><b>Presence, not belief.</b> Every {@code sr3.repair.check-interval}, even on a steady ring,
@@ -95,7 +98,7 @@ final class ReplicaRepairer implements Runnable {
         this.nanoClock = nanoClock;
         this.startedNanos = nanoClock.getAsLong();
         this.lastCheckNanos = startedNanos;
-        this.fileRepair = new FileRepair(node, failureLogged);
+        this.fileRepair = new FileRepair(node, failureLogged, nanoClock);
         this.cleanMembers = List.of(); // the first run always scans: the node may restart with old manifests
     }
 

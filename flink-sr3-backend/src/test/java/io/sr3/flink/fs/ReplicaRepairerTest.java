@@ -179,6 +179,49 @@ class ReplicaRepairerTest {
     }
 
     /**
+     * A holder of a short file whose owner does not repair it (here: never scans; in a ring, an
+     * owner that sees the file at full strength or called its last scan clean) counts it for
+     * {@link FileRepair#OWNER_GRACE}, then repairs the file itself.
+     */
+    @Test
+    void aHolderRepairsAShortFileItselfOnceItsOwnerLetItStayShortForTheGracePeriod() throws Exception {
+        TestingRing ring = rings.start(3, TestingRing.testConfig());
+        byte[] data = new byte[1000];
+        new Random(13).nextBytes(data);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(data);
+        ring.node(0).store().put("b-idle-owner-0", data);
+        String path = "/repair-test/" + UUID.randomUUID() + "/idle-owner";
+        String key = NamespaceKeys.manifestKey(path);
+        Member gone = new Member("n0000000000000000", "127.0.0.1", 1, "");
+        Manifest manifest = Manifest.file(path, 1, System.currentTimeMillis(), data.length, List.of(
+                new Manifest.BlockRef("b-idle-owner-0", data.length, (int) crc.getValue(), List.of(ring.node(0).self(), gone))));
+        for (RingNode node : ring.nodes()) {
+            node.store().put(key, manifest.encode());
+        }
+        RingNode other = nodeOf(ring.node(0).membership().ring().successors(key).get(2));
+        java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
+        ReplicaRepairer repairer = new ReplicaRepairer(other, clock::get);
+
+        repairer.run();
+        clock.addAndGet(FileRepair.OWNER_GRACE.toNanos() - 1);
+        repairer.run();
+        assertThat(other.metrics().underReplicatedBlocks.get()).as("counted while the owner may still repair it")
+                .isEqualTo(1);
+        assertThat(other.metrics().blocksReReplicated.get()).isZero();
+
+        clock.addAndGet(1);
+        repairer.run();
+        assertThat(other.metrics().blocksReReplicated.get()).as("copied by the holder after the grace period").isEqualTo(1);
+        repairer.run();
+        assertThat(repairer.pending()).isFalse();
+        for (RingNode node : ring.nodes()) {
+            assertThat(new ReplicaRepairer(node).audit()[0]).as("under-replicated blocks seen by %s", node.self())
+                    .isZero();
+        }
+    }
+
+    /**
      * The owner of a file's repair holds an older copy of its manifest than the others (two
      * repairers with different views wrote one generation each, and the newer, short one won
      * elsewhere): the scan that brings the owner's copy up to date must also repair the file, or
