@@ -23,7 +23,7 @@ import java.util.concurrent.CompletionException;
  * The copies of one key on many nodes, asked at once, for {@link RingStorage#readCopies}:
  * {@link #done} completes once every node answered, or once a copy was found and every node of
  * the key's placement answered. Counts and copies are read under this object's lock. {@link
- * #readCopies} runs one such read and decides what finding no copy means.
+ * #readCopiesAsync} runs one such read and decides what finding no copy means.
  */
 @ThreadSafe
 final class ParallelRead {
@@ -50,21 +50,11 @@ final class ParallelRead {
     /**
      * Reads every copy of {@code key} by key alone, asking every member that is not suspected,
      * and, when none was found, decides between absent for certain and unavailable as {@link
-     * RingStorage#readCopies} describes.
+     * RingStorage#readCopies} describes. The future completes on a network thread.
      *
      * @param everyNode whether to wait for every asked node, not only the key's placement
-     * @return every copy found; empty if the key is absent for certain
-     * @throws ReplicasUnreachableException if the key may be held only by nodes that could not be
-     *     asked
-     */
-    static List<RingStorage.Copy> readCopies(RingNode node, String key, String description, boolean everyNode)
-            throws IOException {
-        return RingStorage.await(readCopiesAsync(node, key, description, everyNode));
-    }
-
-    /**
-     * {@link #readCopies} without waiting: the future completes on a network thread, exceptionally
-     * with the {@link ReplicasUnreachableException} the blocking form throws.
+     * @return every copy found; empty if the key is absent for certain; fails with {@link
+     *     ReplicasUnreachableException} if the key may be held only by nodes that could not be asked
      */
     static CompletableFuture<List<RingStorage.Copy>> readCopiesAsync(RingNode node, String key, String description,
             boolean everyNode) {

@@ -227,7 +227,7 @@ public final class RingStorage {
      * <p>An empty list means the key is absent for certain: at least {@code known - quorum + 1}
      * nodes answered that they do not hold it, where {@code known} counts the members (suspected
      * ones included) and those removed within {@code sr3.repair.delay} plus the failure detector's
-     * timeout (they may come back with their disks; see {@link ParallelRead#readCopies}), so no
+     * timeout (they may come back with their disks; see {@link ParallelRead#readCopiesAsync}), so no
      * copy written to a quorum can be on the others.
      *
      * @throws ReplicasUnreachableException if the key may be held only by nodes that could not be
@@ -237,17 +237,9 @@ public final class RingStorage {
         return readCopies(key, description, false);
     }
 
-    /**
-     * {@link #readCopies(String, String)} without waiting, for a caller that has other work
-     * meanwhile: completes on a network thread, exceptionally as the blocking form throws.
-     */
+    /** {@link #readCopies(String, String)} without waiting: completes on a network thread, failing as it throws. */
     public CompletableFuture<List<Copy>> readCopiesAsync(String key, String description) {
-        return ParallelRead.readCopiesAsync(node, key, description, false).thenApply(copies -> {
-            for (Copy copy : copies) {
-                account(copy.holder(), copy.data().length, false);
-            }
-            return copies;
-        });
+        return readCopiesAsync(key, description, false);
     }
 
     /**
@@ -260,11 +252,14 @@ public final class RingStorage {
 
     private List<Copy> readCopies(String key, String description, boolean everyNode) throws IOException {
         requireBlockingAllowed("reading " + description);
-        List<Copy> copies = ParallelRead.readCopies(node, key, description, everyNode);
-        for (Copy copy : copies) {
-            account(copy.holder(), copy.data().length, false);
-        }
-        return copies;
+        return await(readCopiesAsync(key, description, everyNode));
+    }
+
+    private CompletableFuture<List<Copy>> readCopiesAsync(String key, String description, boolean everyNode) {
+        return ParallelRead.readCopiesAsync(node, key, description, everyNode).thenApply(copies -> {
+            copies.forEach(copy -> account(copy.holder(), copy.data().length, false));
+            return copies;
+        });
     }
 
     /**

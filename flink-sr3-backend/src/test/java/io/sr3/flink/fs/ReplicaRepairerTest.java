@@ -146,20 +146,7 @@ class ReplicaRepairerTest {
     @Test
     void aNodeOutsideTheOwnersViewKeepsScanningUntilTheOwnersRepairReachesItsCopy() throws Exception {
         TestingRing ring = rings.start(3, TestingRing.testConfig());
-        byte[] data = new byte[1000];
-        new Random(5).nextBytes(data);
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-        crc.update(data);
-        ring.node(0).store().put("b-short-0", data);
-        String path = "/repair-test/" + UUID.randomUUID() + "/short";
-        String key = NamespaceKeys.manifestKey(path);
-        // One live holder and one that left: short of the factor 2. Every node holds the manifest.
-        Member gone = new Member("n0000000000000000", "127.0.0.1", 1, "");
-        Manifest manifest = Manifest.file(path, 1, System.currentTimeMillis(), data.length, List.of(
-                new Manifest.BlockRef("b-short-0", data.length, (int) crc.getValue(), List.of(ring.node(0).self(), gone))));
-        for (RingNode node : ring.nodes()) {
-            node.store().put(key, manifest.encode());
-        }
+        String key = storeShortFileOnEveryNode(ring, "short", 5);
         List<Member> order = ring.node(0).membership().ring().successors(key);
         RingNode owner = nodeOf(order.get(0));
         RingNode other = nodeOf(order.get(2));
@@ -186,19 +173,7 @@ class ReplicaRepairerTest {
     @Test
     void aHolderRepairsAShortFileItselfOnceItsOwnerLetItStayShortForTheGracePeriod() throws Exception {
         TestingRing ring = rings.start(3, TestingRing.testConfig());
-        byte[] data = new byte[1000];
-        new Random(13).nextBytes(data);
-        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
-        crc.update(data);
-        ring.node(0).store().put("b-idle-owner-0", data);
-        String path = "/repair-test/" + UUID.randomUUID() + "/idle-owner";
-        String key = NamespaceKeys.manifestKey(path);
-        Member gone = new Member("n0000000000000000", "127.0.0.1", 1, "");
-        Manifest manifest = Manifest.file(path, 1, System.currentTimeMillis(), data.length, List.of(
-                new Manifest.BlockRef("b-idle-owner-0", data.length, (int) crc.getValue(), List.of(ring.node(0).self(), gone))));
-        for (RingNode node : ring.nodes()) {
-            node.store().put(key, manifest.encode());
-        }
+        String key = storeShortFileOnEveryNode(ring, "idle-owner", 13);
         RingNode other = nodeOf(ring.node(0).membership().ring().successors(key).get(2));
         java.util.concurrent.atomic.AtomicLong clock = new java.util.concurrent.atomic.AtomicLong();
         ReplicaRepairer repairer = new ReplicaRepairer(other, clock::get);
@@ -335,6 +310,28 @@ class ReplicaRepairerTest {
         }
         assertThat(readWarnings.getMessages().stream().filter(m -> m.contains(block.key())).count())
                 .as("reads of the lost replica after the check").isEqualTo(unusable);
+    }
+
+    /**
+     * Stores a one-block file whose block node 0 holds and a member that left would hold: short
+     * of the factor 2; every node holds its manifest. Returns the manifest's key.
+     */
+    private static String storeShortFileOnEveryNode(TestingRing ring, String name, long seed) throws IOException {
+        byte[] data = new byte[1000];
+        new Random(seed).nextBytes(data);
+        java.util.zip.CRC32C crc = new java.util.zip.CRC32C();
+        crc.update(data);
+        String block = "b-" + name + "-0";
+        ring.node(0).store().put(block, data);
+        String path = "/repair-test/" + UUID.randomUUID() + "/" + name;
+        Member gone = new Member("n0000000000000000", "127.0.0.1", 1, "");
+        Manifest manifest = Manifest.file(path, 1, System.currentTimeMillis(), data.length, List.of(
+                new Manifest.BlockRef(block, data.length, (int) crc.getValue(), List.of(ring.node(0).self(), gone))));
+        String key = NamespaceKeys.manifestKey(path);
+        for (RingNode node : ring.nodes()) {
+            node.store().put(key, manifest.encode());
+        }
+        return key;
     }
 
     private static List<Member> holdersOfFirstBlock(Sr3FileSystem fs, Path file) {
