@@ -5,6 +5,7 @@ import io.sr3.flink.ring.Membership;
 import io.sr3.flink.store.BlockStore;
 import io.sr3.flink.store.NodeIdentity;
 import io.sr3.flink.transport.BlockBuffers;
+import io.sr3.flink.transport.CipherWarmUp;
 import io.sr3.flink.transport.LinkShaper;
 import io.sr3.flink.transport.MeasuredLink;
 import io.sr3.flink.transport.RelayRequest;
@@ -100,6 +101,9 @@ public final class RingNode implements AutoCloseable {
             this.store = new BlockStore(storeDir, config.fsync(), config.storeMaxBytes());
             // A client is never a member: not even of its own placement snapshot.
             this.membership = new Membership(isClient() ? null : self, config.virtualNodes());
+            if (config.security().secret() != null && config.role() != RingRole.CLIENT) {
+                CipherWarmUp.startOnce(); // a storage node's first checkpoint or restore seals and opens at full speed
+            }
             this.transport = new TransportClient(threads.network, config.security(), config.maxFrameSize(),
                     config.requestTimeout(), blockBuffers);
             this.peers = new PeerClient(self, config, store, membership, transport, blockBuffers, threads.io,
