@@ -101,8 +101,8 @@ public final class RingNode implements AutoCloseable {
             this.store = new BlockStore(storeDir, config.fsync(), config.storeMaxBytes());
             // A client is never a member: not even of its own placement snapshot.
             this.membership = new Membership(isClient() ? null : self, config.virtualNodes());
-            if (config.security().secret() != null && config.role() != RingRole.CLIENT) {
-                CipherWarmUp.startOnce(); // a storage node's first checkpoint or restore seals and opens at full speed
+            if (config.security().authenticates() && config.role() != RingRole.CLIENT) {
+                CipherWarmUp.startOnce(); // sealed frames and TLS records are both AES-GCM
             }
             this.transport = new TransportClient(threads.network, config.security(), config.maxFrameSize(),
                     config.requestTimeout(), blockBuffers);

@@ -13,17 +13,17 @@ import java.time.Duration;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * Seals and opens small frames under a throwaway key when a node with a shared secret starts, so
+ * Seals and opens small frames under a throwaway key when an authenticated storage node starts, so
  * that the JIT compiles the JDK's AES-GCM with its AES and GHASH intrinsics before the first
  * checkpoint or restore needs it.
  *
  * <p>Why: the JDK's GHASH is plain Java until the code that calls it has been compiled, and a few
- * calls on large buffers (a 4 MiB frame is a few) do not make it hot. A fresh JVM on JDK 17 opens
- * and seals its first 30 or so MiB of 4 MiB frames at about 45 MB/s instead of more than 1 GB/s:
- * over a second of CPU, which would land on the first restore of a replacement TaskManager.
- * {@value #FRAMES} frames of {@value #FRAME_BYTES} bytes cost about 0.4 s of one core once per
- * process, on a background thread of the lowest priority (measured by {@code
- * CipherWarmUpBenchmark} in {@code benchmarks/}).
+ * calls on large buffers (a 4 MiB frame is a few) do not make it hot. A fresh JVM on JDK 17 seals
+ * and opens its first 30 or so MiB of 4 MiB frames at about 45 MB/s instead of more than 1 GB/s:
+ * over a second of CPU, which would land on the first restore of a replacement TaskManager. TLS
+ * records are AES-GCM too and gain about half as much. {@value #FRAMES} frames of {@value
+ * #FRAME_BYTES} bytes cost about 0.4 s of one core once per process, on a background thread of the
+ * lowest priority ({@code CipherWarmUpBenchmark} in {@code benchmarks/} measures both sides).
  */
 @ThreadSafe
 public final class CipherWarmUp {

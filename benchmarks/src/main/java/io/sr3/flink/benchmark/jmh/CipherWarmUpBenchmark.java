@@ -4,6 +4,7 @@ import io.sr3.flink.shaded.io.netty.channel.EventLoopGroup;
 import io.sr3.flink.shaded.io.netty.channel.MultiThreadIoEventLoopGroup;
 import io.sr3.flink.shaded.io.netty.channel.nio.NioIoHandler;
 import io.sr3.flink.harness.ResultPlots;
+import io.sr3.flink.tls.TestCertificates;
 import io.sr3.flink.transport.BlockBuffers;
 import io.sr3.flink.transport.CipherWarmUp;
 import io.sr3.flink.transport.Crc32c;
@@ -78,6 +79,12 @@ public class CipherWarmUpBenchmark {
     @Param({"none", "atStart"})
     public String warmUp;
 
+    /** {@code secret}: sealed frames; {@code tls}: mutual TLS, whose records the JDK seals with AES-GCM too. */
+    @Param({"secret", "tls"})
+    public String security;
+
+    private Path directory;
+
     private EventLoopGroup group;
     private ExecutorService io;
     private TransportServer server;
@@ -90,7 +97,9 @@ public class CipherWarmUpBenchmark {
     public void setUp() throws Exception {
         group = new MultiThreadIoEventLoopGroup(2, NioIoHandler.newFactory());
         io = Executors.newFixedThreadPool(2);
-        TransportSecurity secret = TransportSecurity.ofSecret("cipher-warm-up-benchmark");
+        directory = Files.createTempDirectory(Paths.get(System.getProperty("java.io.tmpdir")), "sr3-cipher-jmh");
+        TransportSecurity secret = security.equals("secret") ? TransportSecurity.ofSecret("cipher-warm-up-benchmark")
+                : tls(directory);
         server = TransportServer.start(group, "127.0.0.1", List.of(0).iterator(), secret, TransportLimits.defaults(),
                 MAX_FRAME, (request, remote) -> new Frame(MessageType.OK, 0, new byte[0]), io,
                 new BlockBuffers(MAX_FRAME, 4));
@@ -112,6 +121,16 @@ public class CipherWarmUpBenchmark {
         server.close();
         io.shutdownNow();
         group.shutdownGracefully(0, 1, TimeUnit.SECONDS).sync();
+        try (var paths = Files.walk(directory)) {
+            for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                Files.deleteIfExists(p);
+            }
+        }
+    }
+
+    private static TransportSecurity tls(Path directory) throws java.io.IOException {
+        TestCertificates ca = TestCertificates.newCa(directory.resolve("tls"), "bench-ca");
+        return new TransportSecurity(ca.settings(ca.node("bench-node")), null, false);
     }
 
     /** Puts the blocks, two in flight, and waits for every answer. */
