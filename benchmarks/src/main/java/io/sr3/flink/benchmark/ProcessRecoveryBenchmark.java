@@ -59,7 +59,8 @@ public final class ProcessRecoveryBenchmark {
     /** The three backends, in the order every round runs them. */
     enum Backend {
         SR3("flink-sr3", "flink-sr3: Sr3StateBackendFactory, sr3.working-state=rocksdb, incremental, ring of the 4 "
-                + "TaskManagers' nodes, replication factor 2, JobManager as ring client"),
+                + "TaskManagers' nodes, replication factor 2, JobManager as ring client; ring connections "
+                + "unauthenticated, as loopback allows (across hosts a ring needs the shared secret or TLS)"),
         FILE("rocksdb-file", "Flink RocksDB (state.backend.type=rocksdb), incremental, checkpoints on a local file:// "
                 + "directory"),
         HDFS("rocksdb-hdfs", "Flink RocksDB, incremental, checkpoints on hdfs:// (flink-hadoop-fs on the processes' "
