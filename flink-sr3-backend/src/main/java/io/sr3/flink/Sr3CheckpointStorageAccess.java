@@ -1,6 +1,6 @@
 package io.sr3.flink;
 
-import io.sr3.flink.fs.PlannedCopiesFileSystem;
+import io.sr3.flink.fs.Sr3CheckpointStorageLocation;
 import io.sr3.flink.fs.Sr3FileSystem;
 import io.sr3.flink.pacing.PacingSettings;
 import org.apache.flink.api.common.JobID;
@@ -85,22 +85,31 @@ final class Sr3CheckpointStorageAccess implements CheckpointStorageAccess {
         }
     }
 
+    /**
+     * Flink's location, as an {@link Sr3CheckpointStorageLocation} when it is on this class
+     * loader's {@code sr3://}: its files get the operator's planned copies (the replication factor
+     * until the state backend named the operator, or with uniform replication), and a cancelled
+     * checkpoint's streams abandon their files.
+     */
     @Override
     public CheckpointStreamFactory resolveCheckpointStorageLocation(long checkpointId,
             CheckpointStorageLocationReference reference) throws IOException {
         CheckpointStreamFactory located = delegate.resolveCheckpointStorageLocation(checkpointId, reference);
-        PlannedCopies planned = copies;
-        if (planned == null || !(located instanceof FsCheckpointStorageLocation location)) {
+        if (!(located instanceof FsCheckpointStorageLocation location)) {
             return located;
         }
         FileSystem fs = Sr3FileSystem.unwrap(location.getCheckpointDirectory().getFileSystem());
         if (!(fs instanceof Sr3FileSystem ring)) {
             return located; // a savepoint elsewhere, or sr3:// from another class loader
         }
-        return new FsCheckpointStorageLocation(new PlannedCopiesFileSystem(ring, planned::copies),
-                location.getCheckpointDirectory(), location.getSharedStateDirectory(),
-                location.getTaskOwnedStateDirectory(), location.getLocationReference(), fileSizeThreshold,
-                writeBufferSize);
+        return new Sr3CheckpointStorageLocation(ring, this::plannedCopies, location.getCheckpointDirectory(),
+                location.getSharedStateDirectory(), location.getTaskOwnedStateDirectory(),
+                location.getLocationReference(), fileSizeThreshold, writeBufferSize);
+    }
+
+    private int plannedCopies() {
+        PlannedCopies planned = copies;
+        return planned == null ? 0 : planned.copies(); // 0: the replication factor
     }
 
     @Override

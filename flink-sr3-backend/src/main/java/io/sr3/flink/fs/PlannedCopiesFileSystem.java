@@ -18,7 +18,7 @@ import java.util.function.IntSupplier;
  * {@code copies}, 0 for the replication factor). Files created earlier keep what they were given.
  * Everything but {@link #create} is the ring's file system unchanged.
  */
-public final class PlannedCopiesFileSystem extends FileSystem {
+public class PlannedCopiesFileSystem extends FileSystem {
 
     private final Sr3FileSystem ring;
     private final IntSupplier copies;

@@ -77,6 +77,8 @@ final class Sr3OutputStream extends FSDataOutputStream {
     @GuardedBy("this") private int bufferPosition;
     @GuardedBy("this") private long position;
     @GuardedBy("this") private boolean closed;
+    /** Set by {@link #abandon}: the close deletes what was written instead of publishing it. */
+    private volatile boolean abandoned;
 
     /**
      * @param lookup what the ring held under the path when the stream was created (null if
@@ -165,12 +167,30 @@ final class Sr3OutputStream extends FSDataOutputStream {
         awaitBlocks();
     }
 
+    /**
+     * Makes the coming {@link #close} abandon the file: nothing is published, and the blocks sent
+     * are deleted in the background once their writes settled. Flink cancels a checkpoint by
+     * closing its streams and then deleting their files; without this, the close would store the
+     * file at quorum and the delete take it back, both on the thread that reports the task's
+     * failure. Takes no lock, so that it never waits for a writer; once the stream closed, it
+     * changes nothing.
+     */
+    void abandon() {
+        abandoned = true;
+    }
+
     @Override
     public synchronized void close() throws IOException {
         if (closed) {
             return;
         }
         closed = true;
+        if (abandoned) {
+            blockBuffers.release(buffer);
+            buffer = EMPTY;
+            discard(null, null, 0, null);
+            return;
+        }
         CompletableFuture<List<Member>> manifestWrite = null;
         byte[] encoded = null;
         long generation = 0;

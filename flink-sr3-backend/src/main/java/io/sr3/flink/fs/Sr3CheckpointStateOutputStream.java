@@ -1,0 +1,98 @@
+package io.sr3.flink.fs;
+
+import org.apache.flink.core.fs.FSDataOutputStream;
+import org.apache.flink.core.fs.Path;
+import org.apache.flink.runtime.state.filesystem.FsCheckpointStreamFactory;
+
+import javax.annotation.Nullable;
+import javax.annotation.concurrent.ThreadSafe;
+
+import java.io.IOException;
+import java.util.function.IntSupplier;
+
+/**
+ * Flink's checkpoint state stream on {@code sr3://}, with one difference: a {@link #close} that
+ * is not {@link #closeAndGetHandle} (Flink cancelling the checkpoint, when the task fails or is
+ * cancelled) abandons the file, without storing it first and deleting it again. That close runs
+ * on the task's thread before the task reports its failure, so what it costs delays the restart
+ * of the whole failover region.
+ *
+ * <p>Each stream sees the ring through its own {@link OneFileSystem}, which keeps the one file it
+ * creates, so the close can reach that file's {@link Sr3OutputStream} under Flink's stream.
+ */
+@ThreadSafe
+public final class Sr3CheckpointStateOutputStream extends FsCheckpointStreamFactory.FsCheckpointStateOutputStream {
+
+    private final OneFileSystem files;
+
+    /**
+     * @param copies the copies each file asks for (see {@link PlannedCopiesFileSystem})
+     * @param allowRelativePaths whether handles name the file relative to the checkpoint directory
+     *     (exclusive state), as Flink's own stream does
+     */
+    public static Sr3CheckpointStateOutputStream create(Path basePath, Sr3FileSystem ring, IntSupplier copies,
+            int bufferSize, int localStateThreshold, boolean allowRelativePaths) {
+        return new Sr3CheckpointStateOutputStream(basePath, new OneFileSystem(ring, copies), bufferSize,
+                localStateThreshold, allowRelativePaths);
+    }
+
+    private Sr3CheckpointStateOutputStream(Path basePath, OneFileSystem files, int bufferSize, int localStateThreshold,
+            boolean allowRelativePaths) {
+        super(basePath, files, bufferSize, localStateThreshold, allowRelativePaths);
+        this.files = files;
+    }
+
+    /**
+     * Abandons the file (if one was created and not yet published), then lets Flink's stream close
+     * it, whose delete of the file then has nothing to do. Holds the stream's lock like Flink's
+     * {@code closeAndGetHandle}, so a handle is either returned before or refused after.
+     */
+    @Override
+    public synchronized void close() {
+        if (!isClosed()) {
+            files.abandon();
+        }
+        super.close();
+    }
+
+    /** The ring as one checkpoint stream sees it: the file it creates can be abandoned. */
+    @ThreadSafe
+    static final class OneFileSystem extends PlannedCopiesFileSystem {
+
+        @Nullable private volatile Sr3OutputStream created;
+        @Nullable private volatile Path createdPath;
+        @Nullable private volatile Path abandoned;
+
+        OneFileSystem(Sr3FileSystem ring, IntSupplier copies) {
+            super(ring, copies);
+        }
+
+        @Override
+        public FSDataOutputStream create(Path path, WriteMode overwriteMode) throws IOException {
+            FSDataOutputStream stream = super.create(path, overwriteMode);
+            if (stream instanceof Sr3OutputStream sr3) {
+                created = sr3;
+                createdPath = path;
+            }
+            return stream;
+        }
+
+        void abandon() {
+            Sr3OutputStream stream = created;
+            if (stream != null) {
+                stream.abandon();
+                abandoned = createdPath;
+            }
+        }
+
+        /** An abandoned file was never published: nothing to delete, and no need to ask the ring. */
+        @Override
+        public boolean delete(Path path, boolean recursive) throws IOException {
+            Path gone = abandoned;
+            if (gone != null && gone.equals(path)) {
+                return false;
+            }
+            return super.delete(path, recursive);
+        }
+    }
+}
