@@ -34,7 +34,8 @@ public final class Sr3CheckpointStorageLocation extends FsCheckpointStorageLocat
     /** As Flink's: exclusive state named relative to the checkpoint directory, shared state by its full path. */
     @Override
     public Sr3CheckpointStateOutputStream createCheckpointStateOutputStream(CheckpointedStateScope scope) {
-        return Sr3CheckpointStateOutputStream.create(getTargetPath(scope), ring, copies,
+        Path target = scope == CheckpointedStateScope.EXCLUSIVE ? getCheckpointDirectory() : getSharedStateDirectory();
+        return Sr3CheckpointStateOutputStream.create(target, ring, copies,
                 Math.max(writeBufferSize, fileStateThreshold), fileStateThreshold,
                 scope == CheckpointedStateScope.EXCLUSIVE);
     }
