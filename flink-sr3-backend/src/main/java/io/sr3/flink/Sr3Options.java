@@ -238,7 +238,8 @@ public final class Sr3Options {
                     .noDefaultValue()
                     .withDescription("Shared secret every ring node must know: a handshake in which both sides "
                             + "prove it (HMAC-SHA256 over fresh nonces of both; the secret never crosses the network) "
-                            + "and a MAC on every frame after it. Needed across machines unless TLS is on (or "
+                            + "and every frame after it encrypted and authenticated (AES-256-GCM under a key of the "
+                            + "connection). Needed across machines unless TLS is on (or "
                             + "sr3.transport.authentication is none); a ring of one process uses a random one.");
 
     public static final ConfigOption<MemorySize> MAX_FRAME_SIZE =

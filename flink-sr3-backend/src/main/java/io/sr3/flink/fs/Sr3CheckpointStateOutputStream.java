@@ -44,15 +44,19 @@ public final class Sr3CheckpointStateOutputStream extends FsCheckpointStreamFact
 
     /**
      * Abandons the file (if one was created and not yet published), then lets Flink's stream close
-     * it, whose delete of the file then has nothing to do. Holds the stream's lock like Flink's
-     * {@code closeAndGetHandle}, so a handle is either returned before or refused after.
+     * it, whose delete of the file then has nothing to do. The abandon takes no lock, so it also
+     * ends a {@code closeAndGetHandle} that waits for slow or unreachable holders: that handle is
+     * refused and nothing is published, unless the file's manifest was being stored already (then
+     * the handle is returned). Flink's close runs under the stream's lock, after any such call.
      */
     @Override
-    public synchronized void close() {
+    public void close() {
         if (!isClosed()) {
             files.abandon();
         }
-        super.close();
+        synchronized (this) {
+            super.close();
+        }
     }
 
     /** The ring as one checkpoint stream sees it: the file it creates can be abandoned. */

@@ -79,6 +79,8 @@ final class Sr3OutputStream extends FSDataOutputStream {
     @GuardedBy("this") private boolean closed;
     /** Set by {@link #abandon}: the close deletes what was written instead of publishing it. */
     private volatile boolean abandoned;
+    /** Completed by {@link #abandon}: ends a publishing close's wait for the path's lookup and the blocks. */
+    private final CompletableFuture<Void> abandonment = new CompletableFuture<>();
 
     /**
      * @param lookup what the ring held under the path when the stream was created (null if
@@ -172,11 +174,16 @@ final class Sr3OutputStream extends FSDataOutputStream {
      * are deleted in the background once their writes settled. Flink cancels a checkpoint by
      * closing its streams and then deleting their files; without this, the close would store the
      * file at quorum and the delete take it back, both on the thread that reports the task's
-     * failure. Takes no lock, so that it never waits for a writer; once the stream closed, it
-     * changes nothing.
+     * failure. Takes no lock, so that it never waits for a writer, and ends what waits for
+     * holders (for a slow or unreachable one, up to the request timeout): a write waiting for one
+     * of the in-flight slots fails, and so does a close publishing the file that has not started
+     * storing its manifest, which then publishes nothing. Once the stream closed, it changes
+     * nothing.
      */
     void abandon() {
         abandoned = true;
+        inFlight.release(MAX_BLOCKS_IN_FLIGHT); // no block is sent after this, so the slots no longer count
+        abandonment.complete(null);
     }
 
     @Override
@@ -202,10 +209,13 @@ final class Sr3OutputStream extends FSDataOutputStream {
                 blockBuffers.release(buffer); // what followed a full last block, or what an interrupt left; heap ones are ignored
                 buffer = EMPTY;
             }
-            ManifestStore.Versions observed = RingStorage.await(lookup);
+            ManifestStore.Versions observed = awaitUnlessAbandoned(lookup);
             pathManifests.checkCreatable(observed, path, exclusive);
             replaced = PathManifests.live(observed);
             List<Manifest.BlockRef> refs = awaitBlocks();
+            if (abandoned) {
+                throw abandonedException("Stopped publishing ");
+            }
             long now = System.currentTimeMillis();
             generation = Manifest.nextGeneration(observed == null ? 0 : observed.newest().generation(), now);
             Manifest manifest = Manifest.file(path, generation, now, position, refs, copies);
@@ -248,6 +258,10 @@ final class Sr3OutputStream extends FSDataOutputStream {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("Interrupted while writing " + displayPath);
         }
+        if (abandoned) {
+            inFlight.release();
+            throw abandonedException("Stopped writing ");
+        }
         // Hand the buffer over instead of copying it out: a block buffer goes back to the pool once
         // every copy is stored, and a full block is followed by another block buffer, a partial one
         // (a sync, the last block) by a heap buffer that grows again.
@@ -283,9 +297,22 @@ final class Sr3OutputStream extends FSDataOutputStream {
     private List<Manifest.BlockRef> awaitBlocks() throws IOException {
         List<Manifest.BlockRef> refs = new ArrayList<>(blocks.size());
         for (CompletableFuture<Manifest.BlockRef> block : blocks) {
-            refs.add(RingStorage.await(block));
+            refs.add(awaitUnlessAbandoned(block));
         }
         return refs;
+    }
+
+    /** Waits for {@code future} as {@link RingStorage#await} does, but fails at once if the stream is abandoned meanwhile. */
+    private <T> T awaitUnlessAbandoned(CompletableFuture<T> future) throws IOException {
+        RingStorage.await(CompletableFuture.anyOf(future, abandonment));
+        if (!future.isDone()) {
+            throw abandonedException("Stopped waiting for the holders of ");
+        }
+        return RingStorage.await(future);
+    }
+
+    private IOException abandonedException(String what) {
+        return new IOException(what + displayPath + ": the stream was abandoned (its checkpoint was cancelled)");
     }
 
     /**

@@ -3,8 +3,8 @@ package io.sr3.flink.transport;
 import javax.annotation.Nullable;
 
 /**
- * How ring connections are protected: mutual TLS, a shared secret (a handshake that proves it and
- * a MAC on every frame), both, or neither.
+ * How ring connections are protected: mutual TLS, a shared secret (a handshake that proves it, then
+ * every frame sealed with AES-256-GCM), both, or neither.
  *
  * @param tls certificates for mutual TLS; null for plain TCP
  * @param secret the shared secret; null for none

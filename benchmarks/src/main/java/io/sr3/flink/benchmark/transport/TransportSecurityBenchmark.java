@@ -25,7 +25,7 @@ import java.util.concurrent.Semaphore;
 
 /**
  * Block throughput between two ring nodes over loopback with each kind of connection security,
- * side by side in one JVM: plaintext (no authentication), the shared secret (a MAC on every frame)
+ * side by side in one JVM: plaintext (no authentication), the shared secret (sealed frames)
  * and mutual TLS. Rounds alternate the modes; each round writes {@code blocks} blocks of 4 MiB
  * from one node to the other (4 in flight) and reads them back. Writes the medians and their
  * ratios to plaintext into {@code <results>/transport-security-<date>.{json,md}}.
