@@ -129,6 +129,12 @@ public final class NetworkView {
         return localReads.link("local").bytesPerSecond();
     }
 
+    /** {@link #localReadBytesPerSecond} and where it came from, for a restore's log line: "200.0 MB/s: default". */
+    public String localReadEstimate() {
+        return String.format(java.util.Locale.ROOT, "%.1f MB/s: %s", localReadBytesPerSecond() / 1e6,
+                localReads.rateAge("local").map(age -> "measured " + age.toSeconds() + " s ago").orElse("default"));
+    }
+
     /** What each holder still sends for the restores running on this node. */
     public HolderLoad holderLoad() {
         return holderLoad;
