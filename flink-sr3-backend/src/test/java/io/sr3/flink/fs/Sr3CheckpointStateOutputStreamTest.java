@@ -26,8 +26,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Flink cancels a checkpoint by closing its state streams: on sr3 such a stream abandons its file
  * (nothing published, not even the tombstone a delete leaves, and its blocks deleted), while a
- * stream that handed out its handle keeps the file; a cancel does not wait for a writer that waits
- * for holders. Real ring of 3 nodes on loopback, rf 2.
+ * stream that handed out its handle keeps the file; a cancel does not wait for a write or a
+ * {@code closeAndGetHandle} that waits for holders. Real ring of 3 nodes on loopback, rf 2.
  */
 class Sr3CheckpointStateOutputStreamTest {
 
