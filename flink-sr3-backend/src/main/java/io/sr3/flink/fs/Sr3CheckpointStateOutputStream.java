@@ -84,8 +84,10 @@ public final class Sr3CheckpointStateOutputStream extends FsCheckpointStreamFact
         void abandon() {
             Sr3OutputStream stream = created;
             if (stream != null) {
-                stream.abandon();
+                // Before the stream's abandon wakes a waiting closeAndGetHandle, whose failure deletes
+                // the path at once: that delete must be answered here, not by the (slow) holders.
                 abandoned = createdPath;
+                stream.abandon();
             }
         }
 
