@@ -75,8 +75,8 @@ public final class Sr3CheckpointStateOutputStream extends FsCheckpointStreamFact
         public FSDataOutputStream create(Path path, WriteMode overwriteMode) throws IOException {
             FSDataOutputStream stream = super.create(path, overwriteMode);
             if (stream instanceof Sr3OutputStream sr3) {
+                createdPath = path; // first: abandon() reads the stream, then its path
                 created = sr3;
-                createdPath = path;
             }
             return stream;
         }
