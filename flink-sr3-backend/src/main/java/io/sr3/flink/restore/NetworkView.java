@@ -254,12 +254,16 @@ public final class NetworkView {
         return probed == Long.MIN_VALUE ? "default" : "probed " + Math.max(0, (now - probed) / 1_000_000_000L) + " s ago";
     }
 
+    /** The key of the local read rate among {@link #estimates}. */
+    public static final String LOCAL_READS = "local reads";
+
     /**
      * {@link #sources} with the estimate itself in front of each, as the planner sees it now:
-     * {@code "40.2 MB/s: rate reported by h2, measured 24 s ago"}. For the restore's log line,
-     * taken when the restore plans (a restore's own transfers update the estimates afterwards).
+     * {@code "40.2 MB/s: rate reported by h2, measured 24 s ago"}, and with {@code ownBlocks}
+     * the local read rate ({@link #LOCAL_READS}). For the restore's log line, taken when the
+     * restore plans (a restore's own transfers update the estimates afterwards).
      */
-    public Map<String, String> estimates(Collection<String> holders) {
+    public Map<String, String> estimates(Collection<String> holders, boolean ownBlocks) {
         NetworkModel model = model();
         Map<String, String> estimates = new HashMap<>();
         sources(holders).forEach((key, source) -> {
@@ -269,6 +273,9 @@ public final class NetworkView {
                     : model.between(key.substring(0, arrow), key.substring(arrow + 2)).bytesPerSecond();
             estimates.put(key, String.format(java.util.Locale.ROOT, "%.1f MB/s: %s", rate / 1e6, source));
         });
+        if (ownBlocks) {
+            estimates.put(LOCAL_READS, localReadEstimate());
+        }
         return estimates;
     }
 

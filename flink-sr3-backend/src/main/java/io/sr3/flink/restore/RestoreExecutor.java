@@ -57,8 +57,6 @@ public final class RestoreExecutor {
 
     private static final Logger LOG = LoggerFactory.getLogger(RestoreExecutor.class);
     private static final Duration PROBE_DEADLINE = Duration.ofSeconds(1);
-    /** The key of the local read rate among a report's {@link RestoreReport#linkSources}. */
-    public static final String LOCAL_READS = "local reads";
 
     private final RingNode node;
     private final NetworkView network;
@@ -141,11 +139,8 @@ public final class RestoreExecutor {
             HolderReports.beforePlanning(node, network, blocks);
             replan();
             firstPlan = currentPlan;
-            Map<String, String> plannedWith = network.estimates(firstPlan.assignment().keySet());
+            Map<String, String> plannedWith = network.estimates(firstPlan.assignment().keySet(), localBytes > 0);
             double localSeconds = localBytes / network.localReadBytesPerSecond();
-            if (localBytes > 0) {
-                plannedWith.put(LOCAL_READS, network.localReadEstimate());
-            }
             ownReads = new OwnBlockReads(node, blocks, readingLocally,
                     (index, data, error) -> arrive(new Outcome(index, List.of(), data, error)));
             while (remaining > 0) {

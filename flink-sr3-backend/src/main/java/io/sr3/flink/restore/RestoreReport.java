@@ -25,7 +25,7 @@ import java.util.stream.Collectors;
  * @param note why the plan is not the requested structure, or not the one predicted fastest; null otherwise
  * @param linkSources for every holder the plan used, the planner's estimate of its link when it
  *     planned and where it came from (measured when, or the default); with blocks of this node's
- *     own, the same for its local read rate ({@link RestoreExecutor#LOCAL_READS})
+ *     own, the same for its local read rate ({@link NetworkView#LOCAL_READS})
  */
 public record RestoreReport(
         String description,

@@ -73,7 +73,7 @@ class NetworkViewTest {
                 .isLessThan(plan.predictedSeconds().get(Structure.STAR));
         assertThat(view.sources(List.of("h0", "h1"))).containsEntry("h0->h1", "rate reported by h1, measured 2 s ago")
                 .containsEntry("h0", "rate measured 0 s ago, round trip default");
-        assertThat(view.estimates(List.of("h0", "h1"))).as("what the restore's log line shows")
+        assertThat(view.estimates(List.of("h0", "h1"), false)).as("what the restore's log line shows")
                 .containsEntry("h0->h1", "1000.0 MB/s: rate reported by h1, measured 2 s ago")
                 .containsEntry("h0", "40.0 MB/s: rate measured 0 s ago, round trip default")
                 .containsEntry("inbound port", "125.0 MB/s: default");

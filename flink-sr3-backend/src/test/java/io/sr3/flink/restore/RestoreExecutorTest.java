@@ -232,7 +232,7 @@ class RestoreExecutorTest {
         assertThat(report.predicted()).isCloseTo(8 * 128 * 1024 / NetworkView.DEFAULT_LOCAL_READ_BYTES_PER_SECOND,
                 within(1e-9));
         assertThat(report.linkSources()).as("%s", report.logLine())
-                .containsEntry(RestoreExecutor.LOCAL_READS, "200.0 MB/s: default");
+                .containsEntry(NetworkView.LOCAL_READS, "200.0 MB/s: default");
         assertThat(view.localReadBytesPerSecond()).as("measured by this restore")
                 .isNotEqualTo(NetworkView.DEFAULT_LOCAL_READ_BYTES_PER_SECOND);
         assertThat(view.localReadEstimate()).endsWith("MB/s: measured 0 s ago");
