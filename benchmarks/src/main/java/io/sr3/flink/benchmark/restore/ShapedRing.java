@@ -17,6 +17,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
+import java.util.concurrent.TimeUnit;
 import java.util.zip.CRC32C;
 
 /**
@@ -69,8 +70,10 @@ public final class ShapedRing implements AutoCloseable {
 
     /**
      * Writes {@code bytes} of random {@link #BLOCK_SIZE} blocks into the holders' stores, block
-     * {@code i} on holders {@code i} and {@code i + 1} (mod the holder count), and returns what a
-     * restore of it must fetch, in block order.
+     * {@code i} on holders {@code i} and {@code i + 1} (mod the holder count), flushes them to disk
+     * and returns what a restore of it must fetch, in block order. Flushed, because a checkpoint
+     * restored after a failure was written long before it: the restores must not share the disk
+     * with the write-back of gigabytes placed a moment ago (the first structure measured did).
      */
     public List<BlockFetch> placeState(long bytes) throws IOException {
         int blocks = (int) ((bytes + BLOCK_SIZE - 1) / BLOCK_SIZE);
@@ -94,7 +97,26 @@ public final class ShapedRing implements AutoCloseable {
             fetches.add(new BlockFetch(key, length, (int) crc.getValue(), List.of(first.self(), second.self()),
                     "block " + i + " of " + blocks + " of the " + scenario.name() + " state"));
         }
+        syncToDisk();
         return fetches;
+    }
+
+    /** Runs {@code sync}: this benchmark runs on Linux only, and one call flushes every placed block. */
+    private static void syncToDisk() throws IOException {
+        Process sync = new ProcessBuilder("sync").inheritIO().start();
+        try {
+            if (!sync.waitFor(5, TimeUnit.MINUTES)) {
+                sync.destroyForcibly();
+                throw new IOException("sync did not finish within 5 minutes");
+            }
+        } catch (InterruptedException e) {
+            sync.destroyForcibly();
+            Thread.currentThread().interrupt();
+            throw new IOException("Interrupted while flushing the placed blocks to disk", e);
+        }
+        if (sync.exitValue() != 0) {
+            throw new IOException("sync exited with " + sync.exitValue());
+        }
     }
 
     /**
