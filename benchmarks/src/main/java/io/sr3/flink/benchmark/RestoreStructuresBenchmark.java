@@ -66,7 +66,7 @@ public final class RestoreStructuresBenchmark {
     static final NetworkProbe.Settings PROBE = new NetworkProbe.Settings(1 << 20, 3, SETTINGS.maxConcurrentFetches());
     static final long LOOPBACK_WARM_UP = 64L << 20;
     static final long LOOPBACK_BYTES = 512L << 20;
-    /** Enough blocks through every structure that the compiler is done with the paths a restore takes (64 MiB was not: C2 took a fifth of the CPU during the first 4 GiB restore). */
+    /** Enough blocks through every structure that the JIT compiler is done with the paths a restore takes before a case is measured. */
     static final long WARM_UP_BYTES = 512L << 20;
     private static final Structure[] ORDER = {Structure.STAR, Structure.LINE, Structure.TREE, null};
 
@@ -200,7 +200,8 @@ public final class RestoreStructuresBenchmark {
                 + "every structure over plain loopback and not recorded (JIT warm-up)");
         p.put("ring", "one recovering node R + the scenario's holders, in this JVM on 127.0.0.1, own store per node, fsync off, "
                 + "block size 1 MiB, max frame 4 MiB, request timeout 30 s; state written straight into the holders' stores as "
-                + "random 1 MiB blocks, 2 replicas each (block i on holders i and i+1 mod n), never on R");
+                + "random 1 MiB blocks, 2 replicas each (block i on holders i and i+1 mod n), never on R, and flushed to disk "
+                + "(sync) before the restores");
         p.put("shaping", "a LinkShaper on R (each holder's link to R, R's inbound port with its incast penalty) and on every "
                 + "holder (links from the other holders; its own port unlimited); lan: none");
         p.put("restoreSettings", "treeFanIn " + SETTINGS.treeFanIn() + ", maxConcurrentFetches " + SETTINGS.maxConcurrentFetches());
@@ -209,7 +210,7 @@ public final class RestoreStructuresBenchmark {
                 + "a fresh R whose NetworkView starts from the probe's numbers (the executor's own learning from earlier "
                 + "restores would otherwise tilt later plans)");
         p.put("sink", "checks every block index arrives exactly once with its manifest length (CRC32C already verified by "
-                + "the relay), drops the bytes");
+                + "the relay), drops the bytes where they arrived (no copy)");
         p.put("predictionError", "|actual - predicted| / actual of the executed structure, per run");
         return p;
     }
