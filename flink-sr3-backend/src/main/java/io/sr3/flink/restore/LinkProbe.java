@@ -158,7 +158,7 @@ public final class LinkProbe implements Runnable {
             // As many blocks in flight as a restore keeps: fewer would measure the round trip of a distant port, not its rate.
             int window = node.config().restore().maxConcurrentFetches();
             for (int k = 1; k <= ids.size(); k++) {
-                aggregates.add(timer.streamRate(RelayTimer.lanes(ids.subList(0, k), Math.max(k, window)), fetch));
+                aggregates.add(timer.bestStreamRate(RelayTimer.lanes(ids.subList(0, k), Math.max(k, window)), fetch));
             }
             NetworkProbe.Inbound fit = NetworkProbe.fitInbound(aggregates);
             view.setInbound(fit.bytesPerSecond(), fit.incastThreshold(), fit.incastPenalty());

@@ -204,7 +204,7 @@ public final class NetworkProbe {
         fastestFirst.sort(Comparator.comparingDouble((String h) -> -toThisNode.get(h).bytesPerSecond()).thenComparing(h -> h));
         List<Double> aggregates = new ArrayList<>();
         for (int k = 1; k <= fastestFirst.size(); k++) {
-            aggregates.add(timer.streamRate(RelayTimer.lanes(fastestFirst.subList(0, k), Math.max(k, settings.concurrentFetches())), bigFetch));
+            aggregates.add(timer.bestStreamRate(RelayTimer.lanes(fastestFirst.subList(0, k), Math.max(k, settings.concurrentFetches())), bigFetch));
         }
         Inbound inbound = fitInbound(aggregates);
         // The first block of a forwarded stream crosses each hop before the pipeline flows.

@@ -68,7 +68,17 @@ final class RelayTimer {
         return (double) (times.length - lanes.size()) * settings.probeBytes() / Math.max(afterFirstWave, 1e-9);
     }
 
-    /** {@code count} lanes spread round robin over {@code holders}. */
+    /**
+     * The better of two {@link #streamRate}s over the same lanes. A stream is only ever slowed by
+     * work that is not the link's (the node's own tasks, other transfers on shared cores), never
+     * sped up, so the better one is nearer the link's rate, as {@link LinkEstimator} keeps the
+     * highest rate it saw; one stream alone made a noisy host's aggregate of four senders look
+     * like incast loss.
+     */
+    double bestStreamRate(List<String> lanes, Map<String, RelayRequest> fetch) throws IOException {
+        return Math.max(streamRate(lanes, fetch), streamRate(lanes, fetch));
+    }
+
     /**
      * Blocks in flight that keep a link busy: enough that their transmissions cover one whole
      * fetch, round trip included ({@code single} seconds for a block alone, {@code roundTrip}
@@ -79,6 +89,7 @@ final class RelayTimer {
         return (int) Math.min(max, Math.ceil(single / transmit) + 1);
     }
 
+    /** {@code count} lanes spread round robin over {@code holders}. */
     static List<String> lanes(List<String> holders, int count) {
         List<String> lanes = new ArrayList<>(count);
         for (int i = 0; i < count; i++) {
