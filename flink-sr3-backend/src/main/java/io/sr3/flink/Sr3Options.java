@@ -296,7 +296,7 @@ public final class Sr3Options {
                             + "measured longest ago, or never) with a few probe blocks of at most 1 MiB, so that "
                             + "restore plans start from measured links where no transfer has measured them yet. "
                             + "Each probe moves about 8 probe blocks; once every link was measured, the next one "
-                            + "measures the node's inbound port with 1 to 4 peers sending at once (about 64 probe "
+                            + "measures the node's inbound port with 1 to 4 peers sending at once (about 128 probe "
                             + "blocks), which is what lets 'auto' choose a tree where many senders overload the port. "
                             + "'0 ms' (the default) probes never, and links are then learned from reads, writes and "
                             + "restores only, the inbound port never.");

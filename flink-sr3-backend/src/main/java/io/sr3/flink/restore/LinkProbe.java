@@ -33,8 +33,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * inbound port instead (again whenever that measurement is older than every link's): up to
  * {@link #INBOUND_SENDERS} peers, fastest first, stream their probe blocks at once, 1, 2, ...
  * of them, with as many blocks in flight as a restore keeps ({@code
- * sr3.restore.max-concurrent-fetches}), and the aggregates give the port's capacity and incast
- * loss ({@link NetworkProbe#fitInbound}): about 64 probe blocks with the default 8 in flight,
+ * sr3.restore.max-concurrent-fetches}), twice each, and the better aggregates give the port's
+ * capacity and incast loss ({@link NetworkProbe#fitInbound}): about 128 probe blocks with the
+ * default 8 in flight,
  * what makes a tree or a line win where many senders overload the port. Links between peers are not probed: restores ask the
  * holders for those ({@code LINKS}).
  *

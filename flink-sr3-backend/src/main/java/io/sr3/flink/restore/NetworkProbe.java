@@ -37,7 +37,8 @@ import java.util.zip.CRC32C;
  *       minus the direct fetch from A is B's block crossing to A, and the same difference for the
  *       tiny block is the A-B round trip (forwarding cost included);
  *   <li>inbound and incast: steady streams from the k fastest holders at once, k = 1..n, with as
- *       many blocks in flight in total as a restore keeps (at least one per holder). Inbound is the
+ *       many blocks in flight in total as a restore keeps (at least one per holder), the better of
+ *       two such streams for each k. Inbound is the
  *       best aggregate, the threshold the largest k within {@link #INCAST_TOLERANCE} of it, the
  *       penalty fitted at the largest k (what a star over every holder meets);
  *   <li>hop start-up: one block of the node's block size crossing a typical holder-holder hop,
