@@ -30,6 +30,9 @@ public final class NetworkView {
     /** What an unmeasured path is assumed to deliver: a 1 Gbit/s LAN. */
     public static final Link DEFAULT_LINK = new Link(125e6, Duration.ofMillis(1).dividedBy(2));
 
+    /** The key of the local read rate among {@link #estimates}. */
+    public static final String LOCAL_READS = "local reads";
+
     private final LongSupplier nanoClock;
     private final LinkEstimator toThisNode;
     /** Links from this node to each peer, learned from the blocks it sent (checkpoint writes, re-replication). */
@@ -253,9 +256,6 @@ public final class NetworkView {
         }
         return probed == Long.MIN_VALUE ? "default" : "probed " + Math.max(0, (now - probed) / 1_000_000_000L) + " s ago";
     }
-
-    /** The key of the local read rate among {@link #estimates}. */
-    public static final String LOCAL_READS = "local reads";
 
     /**
      * {@link #sources} with the estimate itself in front of each, as the planner sees it now:

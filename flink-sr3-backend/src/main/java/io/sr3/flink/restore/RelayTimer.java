@@ -72,8 +72,7 @@ final class RelayTimer {
      * The better of two {@link #streamRate}s over the same lanes. A stream is only ever slowed by
      * work that is not the link's (the node's own tasks, other transfers on shared cores), never
      * sped up, so the better one is nearer the link's rate, as {@link LinkEstimator} keeps the
-     * highest rate it saw; one stream alone made a noisy host's aggregate of four senders look
-     * like incast loss.
+     * highest rate it saw.
      */
     double bestStreamRate(List<String> lanes, Map<String, RelayRequest> fetch) throws IOException {
         return Math.max(streamRate(lanes, fetch), streamRate(lanes, fetch));
